@@ -1,0 +1,54 @@
+#include "core/dtype.h"
+
+#include <array>
+
+#include "core/error.h"
+
+namespace ltx {
+namespace {
+
+struct DTypeInfo {
+  std::string_view name;
+  size_t block_elems;
+  size_t block_bytes;
+};
+
+// Block layouts from ggml's block_q8_0 / block_q4_0 / block_q4_K / block_q5_K / block_q6_K.
+constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
+    {"f32", 1, 4},
+    {"bf16", 1, 2},
+    {"f16", 1, 2},
+    {"i32", 1, 4},
+    {"i64", 1, 8},
+    {"u8", 1, 1},
+    {"q8_0", 32, 34},
+    {"q4_0", 32, 18},
+    {"q4_k", 256, 144},
+    {"q5_k", 256, 176},
+    {"q6_k", 256, 210},
+}};
+
+const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
+
+}  // namespace
+
+size_t dtype_block_elems(DType t) { return info(t).block_elems; }
+size_t dtype_block_bytes(DType t) { return info(t).block_bytes; }
+bool dtype_is_quantized(DType t) { return info(t).block_elems > 1; }
+bool dtype_is_float(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+std::string_view dtype_name(DType t) { return info(t).name; }
+
+std::optional<DType> dtype_from_name(std::string_view name) {
+  for (size_t i = 0; i < kInfo.size(); ++i)
+    if (kInfo[i].name == name) return static_cast<DType>(i);
+  return std::nullopt;
+}
+
+size_t dtype_bytes_for(DType t, int64_t n) {
+  const auto& i = info(t);
+  LTX_CHECK(n >= 0 && n % static_cast<int64_t>(i.block_elems) == 0, "dtype", n,
+            " elements is not a whole number of ", i.name, " blocks of ", i.block_elems);
+  return static_cast<size_t>(n) / i.block_elems * i.block_bytes;
+}
+
+}  // namespace ltx
