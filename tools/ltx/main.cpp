@@ -1,16 +1,47 @@
-// The `ltx` command line: one subcommand per file under tools/ltx/.
+// The `ltx` command line.
 #include <cstdio>
 #include <exception>
-#include <string>
+#include <string_view>
 
-#include "core/error.h"
+#include "commands.h"
+
+namespace ltx::cli {
+
+std::span<const Command> commands() {
+  static const Command table[] = {
+      // {"inspect", "list a safetensors or GGUF file's tensors and metadata", inspect},
+  };
+  return table;
+}
+
+}  // namespace ltx::cli
+
+namespace {
+
+void usage(std::FILE* to) {
+  std::fprintf(to, "usage: ltx <command> [args...]\n\ncommands:\n");
+  for (const auto& c : ltx::cli::commands())
+    std::fprintf(to, "  %-10.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    std::fprintf(stderr, "usage: ltx <command> ...\n");
-    return argc > 1 ? 2 : 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ltx: %s\n", e.what());
-    return 1;
+  if (argc < 2 || std::string_view(argv[1]) == "help" || std::string_view(argv[1]) == "--help") {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
   }
+  for (const auto& c : ltx::cli::commands()) {
+    if (c.name != argv[1]) continue;
+    try {
+      return c.run(ltx::cli::Args(argv + 2, static_cast<size_t>(argc - 2)));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ltx %s: %s\n", argv[1], e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "ltx: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
 }

@@ -1,0 +1,35 @@
+// The CPU backend's table: a plain reference kernel for every op, and the dispatcher that picks the fastest
+// kernel available for a call (an optimized one where it exists and the CPU supports it, else the reference).
+//
+// Contract for every kernel: `out` is preallocated with exactly the dtype and shape infer_output gives, and is
+// contiguous; inputs may have any strides (broadcast stride-0 views included) and any dtype the op accepts.
+// All arithmetic and every reduction is in f32; bf16/f16 outputs are rounded once at the store.
+#pragma once
+
+#include <span>
+
+#include "core/tensor.h"
+#include "ops/op.h"
+
+namespace ltx::cpu {
+
+using Inputs = std::span<const Tensor>;
+
+void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
+void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
+
+// Reference kernels, one family per file (src/backend/cpu/<family>_ref.cpp).
+namespace ref {
+void matmul(const MatMulAttrs& a, Inputs in, const Tensor& out);
+void elementwise(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
+void norm(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
+void attention(const AttentionAttrs& a, Inputs in, const Tensor& out);
+void rope(const RopeAttrs& a, Inputs in, const Tensor& out);
+void conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out);
+void resample(OpKind kind, const ResampleAttrs& a, Inputs in, const Tensor& out);
+void layout(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
+void reduce(OpKind kind, const ReduceAttrs& a, Inputs in, const Tensor& out);
+void cast(const CastAttrs& a, Inputs in, const Tensor& out);
+}  // namespace ref
+
+}  // namespace ltx::cpu

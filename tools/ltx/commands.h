@@ -1,0 +1,25 @@
+// Subcommands of the `ltx` tool, one per file in tools/ltx/. Each takes the arguments after its name and
+// returns the process exit code; errors are reported by throwing ltx::Error (main prints them).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace ltx::cli {
+
+using Args = std::span<char* const>;
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;  // one line for `ltx help`
+  int (*run)(Args args);
+};
+
+std::span<const Command> commands();
+
+int inspect(Args args);   // inspect.cpp
+int compare(Args args);   // compare.cpp
+int bench(Args args);     // bench.cpp
+int selfcheck(Args args); // selfcheck.cpp
+
+}  // namespace ltx::cli
