@@ -2,14 +2,15 @@
 #include <cstdio>
 #include <exception>
 #include <string_view>
+#include <vector>
 
 #include "commands.h"
 
 namespace ltx::cli {
 
 std::span<const Command> commands() {
-  static const Command table[] = {
-      // {"inspect", "list a safetensors or GGUF file's tensors and metadata", inspect},
+  static const std::vector<Command> table = {
+      // One line per subcommand, e.g. {"inspect", "list a file's tensors and metadata", inspect},
   };
   return table;
 }
