@@ -1,0 +1,13 @@
+// Picks the kernel for a call: an optimized kernel when one handles this case on this CPU, else the reference.
+// Each optimized family exposes `bool try_<family>(...)` returning false when it does not handle the call.
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/optimized.h"
+
+namespace ltx::cpu {
+
+void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out) {
+  if (kind == OpKind::MatMul && opt::try_matmul(std::get<MatMulAttrs>(attrs), inputs, out)) return;
+  run_reference(kind, attrs, inputs, out);
+}
+
+}  // namespace ltx::cpu
