@@ -103,7 +103,9 @@ struct ConvAttrs {  // per spatial dimension, outermost first
   std::array<int64_t, 3> dilation{1, 1, 1};
   std::array<int64_t, 3> pad_before{0, 0, 0};  // causal temporal padding: pad_before = k-1, pad_after = 0
   std::array<int64_t, 3> pad_after{0, 0, 0};
-  PadMode pad_mode = PadMode::Zeros;
+  // Per spatial dimension: LTX's CausalConv3d replicates edge frames in time but pads space with zeros or
+  // reflection (ltx_core/model/video_vae/convolution.py, CausalConv3d.forward).
+  std::array<PadMode, 3> pad_mode{PadMode::Zeros, PadMode::Zeros, PadMode::Zeros};
   int64_t groups = 1;
   int64_t output_padding = 0;  // ConvTranspose1d only
 };
