@@ -1,0 +1,58 @@
+"""Entry point: regenerate golden cases from the official code.
+
+    python tools/reference/make_goldens.py [--out DIR] [--only GROUP ...] [--case NAME ...]
+
+Generators are the modules tools/reference/make_*_goldens.py. Each declares `GROUPS` (the groups it writes) and
+`generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]`
+(write only cases of `groups`, and only those named in `only_cases` when it is not None). Adding a generator needs no edit here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+from golden_case import GROUPS, setup_determinism  # noqa: E402
+
+
+def discover() -> list:
+    mods = []
+    for path in sorted(HERE.glob("make_*_goldens.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        if not hasattr(mod, "GROUPS") or not hasattr(mod, "generate"):
+            raise SystemExit(f"{path.name}: a generator must define GROUPS and generate(out_root, only_cases, groups)")
+        mods.append(mod)
+    return mods
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=REPO / "tests" / "golden")
+    ap.add_argument("--only", action="append", choices=GROUPS, help="restrict to these groups")
+    ap.add_argument("--case", action="append", help="restrict to these case names")
+    args = ap.parse_args()
+    wanted = set(args.only) if args.only else set(GROUPS)
+    written = []
+    for mod in discover():
+        if not wanted & set(mod.GROUPS):
+            continue
+        setup_determinism(0)
+        for p in mod.generate(args.out, set(args.case) if args.case else None, wanted):
+            written.append(p)
+            print(f"wrote {p.relative_to(args.out) if p.is_relative_to(args.out) else p}", flush=True)
+    if not written:
+        print("no cases written", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
