@@ -9,6 +9,7 @@
 #include <span>
 
 #include "core/tensor.h"
+#include "ops/fused.h"
 #include "ops/op.h"
 
 namespace ltx::cpu {
@@ -17,6 +18,8 @@ using Inputs = std::span<const Tensor>;
 
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
+// Evaluates a fused elementwise program over its leaves (broadcast to out's shape) in one pass (fused_elementwise.cpp).
+void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out);
 
 // Reference kernels, one family per file (src/backend/cpu/<family>_ref.cpp).
 namespace ref {

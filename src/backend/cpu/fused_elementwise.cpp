@@ -1,0 +1,190 @@
+// One pass over the output evaluating a FusedProgram: for each block of up to kBlock output elements along the
+// innermost dimension, leaves are loaded (converted to f32, broadcast by stride), each instruction runs over the
+// block in f32, and the last result is stored once in the output dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <variant>
+
+#include "backend/cpu/kernels.h"
+#include "core/error.h"
+#include "core/half.h"
+#include "core/thread_pool.h"
+
+namespace ltx::cpu {
+namespace {
+
+constexpr int64_t kBlock = 256;
+constexpr int kMaxValues = 64;  // leaves + instructions in one program
+// BigVGAN's activations add this to the divisor (ltx_core/model/audio_vae/vocoder.py, SnakeBeta.eps).
+constexpr float kSnakeEps = 1e-9f;
+
+// A leaf as seen from the output's index space: strides per output dimension (0 where broadcast).
+struct LeafView {
+  const std::byte* base = nullptr;
+  DType dtype = DType::F32;
+  int64_t strides[kMaxRank] = {};
+};
+
+LeafView make_leaf_view(const Tensor& leaf, const Shape& out_shape, bool per_channel) {
+  LeafView v;
+  v.base = leaf.raw();
+  v.dtype = leaf.dtype();
+  const int rank = out_shape.rank();
+  if (per_channel) {  // leaf [C] broadcast along axis 1 of the output
+    LTX_CHECK(leaf.rank() == 1 && rank >= 2 && leaf.dim(0) == out_shape[1], "cpu",
+              "per-channel operand ", leaf.describe(), " does not match output ", out_shape.str());
+    v.strides[1] = leaf.strides()[0];
+    return v;
+  }
+  const int lead = rank - leaf.rank();
+  LTX_CHECK(lead >= 0, "cpu", "fused operand ", leaf.describe(), " has a higher rank than ", out_shape.str());
+  for (int i = 0; i < leaf.rank(); ++i) {
+    LTX_CHECK(leaf.dim(i) == out_shape[lead + i] || leaf.dim(i) == 1, "cpu", "fused operand ", leaf.describe(),
+              " does not broadcast to ", out_shape.str());
+    v.strides[lead + i] = leaf.dim(i) == 1 ? 0 : leaf.strides()[i];
+  }
+  return v;
+}
+
+void load_block(const LeafView& v, int64_t elem_offset, int64_t inner_stride, int64_t n, float* dst) {
+  if (inner_stride == 0) {
+    const float x = load_as_f32(v.base + elem_offset * static_cast<int64_t>(dtype_block_bytes(v.dtype)), v.dtype);
+    std::fill(dst, dst + n, x);
+    return;
+  }
+  if (v.dtype == DType::F32 && inner_stride == 1) {
+    std::memcpy(dst, v.base + elem_offset * 4, static_cast<size_t>(n) * 4);
+    return;
+  }
+  if (v.dtype == DType::BF16) {
+    const auto* p = reinterpret_cast<const uint16_t*>(v.base) + elem_offset;
+    for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(p[i * inner_stride]);
+    return;
+  }
+  const auto es = static_cast<int64_t>(dtype_block_bytes(v.dtype));
+  for (int64_t i = 0; i < n; ++i) dst[i] = load_as_f32(v.base + (elem_offset + i * inner_stride) * es, v.dtype);
+}
+
+void store_block(const float* src, int64_t n, DType dtype, std::byte* dst) {
+  if (dtype == DType::F32) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+    return;
+  }
+  if (dtype == DType::BF16) {
+    auto* p = reinterpret_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) p[i] = f32_to_bf16(src[i]);
+    return;
+  }
+  const auto es = static_cast<int64_t>(dtype_block_bytes(dtype));
+  for (int64_t i = 0; i < n; ++i) store_from_f32(dst + i * es, dtype, src[i]);
+}
+
+float snake_param(float p, bool log_scale) { return log_scale ? std::exp(p) : p; }
+
+// r = op(a, b, c) over n elements. Formulas as the reference kernels (elementwise_ref.cpp).
+void eval(const FusedInstr& ins, const float* a, const float* b, const float* c, float* r, int64_t n) {
+  switch (ins.kind) {
+    case OpKind::Add: for (int64_t i = 0; i < n; ++i) r[i] = a[i] + b[i]; return;
+    case OpKind::Sub: for (int64_t i = 0; i < n; ++i) r[i] = a[i] - b[i]; return;
+    case OpKind::Mul: for (int64_t i = 0; i < n; ++i) r[i] = a[i] * b[i]; return;
+    case OpKind::Div: for (int64_t i = 0; i < n; ++i) r[i] = a[i] / b[i]; return;
+    case OpKind::Lerp: for (int64_t i = 0; i < n; ++i) r[i] = a[i] + c[i] * (b[i] - a[i]); return;
+    case OpKind::Scale: {
+      const auto& s = std::get<ScaleAttrs>(ins.attrs);
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] * s.scale + s.bias;
+      return;
+    }
+    case OpKind::Clamp: {
+      const auto& s = std::get<ClampAttrs>(ins.attrs);
+      for (int64_t i = 0; i < n; ++i) r[i] = std::min(std::max(a[i], s.lo), s.hi);
+      return;
+    }
+    case OpKind::Silu: for (int64_t i = 0; i < n; ++i) r[i] = a[i] / (1.0f + std::exp(-a[i])); return;
+    case OpKind::Gelu:
+      for (int64_t i = 0; i < n; ++i) r[i] = 0.5f * a[i] * (1.0f + std::erf(a[i] * 0.70710678118654752f));
+      return;
+    case OpKind::GeluTanh:
+      for (int64_t i = 0; i < n; ++i) {
+        const float x = a[i];
+        r[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+      }
+      return;
+    case OpKind::Sigmoid: for (int64_t i = 0; i < n; ++i) r[i] = 1.0f / (1.0f + std::exp(-a[i])); return;
+    case OpKind::Tanh: for (int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]); return;
+    case OpKind::LeakyRelu: {
+      const float slope = std::get<LeakyReluAttrs>(ins.attrs).slope;
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] >= 0.0f ? a[i] : a[i] * slope;
+      return;
+    }
+    case OpKind::Snake: {
+      const bool log_scale = std::get<SnakeAttrs>(ins.attrs).log_scale;
+      for (int64_t i = 0; i < n; ++i) {
+        const float alpha = snake_param(b[i], log_scale);
+        const float s = std::sin(a[i] * alpha);
+        r[i] = a[i] + s * s / (alpha + kSnakeEps);
+      }
+      return;
+    }
+    case OpKind::SnakeBeta: {
+      const bool log_scale = std::get<SnakeAttrs>(ins.attrs).log_scale;
+      for (int64_t i = 0; i < n; ++i) {
+        const float alpha = snake_param(b[i], log_scale);
+        const float beta = snake_param(c[i], log_scale);
+        const float s = std::sin(a[i] * alpha);
+        r[i] = a[i] + s * s / (beta + kSnakeEps);
+      }
+      return;
+    }
+    default: fail("cpu", std::string("fused program holds non-elementwise op ") + std::string(op_name(ins.kind)));
+  }
+}
+
+}  // namespace
+
+void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
+  const int n_values = program.n_leaves + static_cast<int>(program.instrs.size());
+  LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && !program.instrs.empty() &&
+                n_values <= kMaxValues && out.is_contiguous(),
+            "cpu", "malformed fused program");
+  const Shape& shape = out.shape();
+  const int rank = shape.rank();
+  LeafView views[kMaxValues];
+  for (int i = 0; i < program.n_leaves; ++i)
+    views[i] = make_leaf_view(leaves[static_cast<size_t>(i)], shape, (program.channel_leaves >> i) & 1u);
+
+  const int64_t inner = rank == 0 ? 1 : shape[rank - 1];
+  const int64_t rows = inner == 0 ? 0 : shape.numel() / inner;
+  const auto out_es = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
+
+  parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+    // Per-thread scratch, one block per value (leaves and instruction results); grows once, then is reused.
+    thread_local std::vector<float> scratch;
+    if (scratch.size() < static_cast<size_t>(n_values * kBlock)) scratch.resize(static_cast<size_t>(n_values * kBlock));
+    auto value = [&](int v) { return scratch.data() + static_cast<int64_t>(v) * kBlock; };
+    int64_t index[kMaxRank] = {};
+    for (int64_t row = r0; row < r1; ++row) {
+      int64_t rem = row;  // row -> index of the outer dimensions
+      for (int d = rank - 2; d >= 0; --d) {
+        index[d] = rem % shape[d];
+        rem /= shape[d];
+      }
+      for (int64_t c0 = 0; c0 < inner; c0 += kBlock) {
+        const int64_t n = std::min(kBlock, inner - c0);
+        for (int l = 0; l < program.n_leaves; ++l) {
+          int64_t off = c0 * (rank ? views[l].strides[rank - 1] : 0);
+          for (int d = 0; d < rank - 1; ++d) off += index[d] * views[l].strides[d];
+          load_block(views[l], off, rank ? views[l].strides[rank - 1] : 0, n, value(l));
+        }
+        for (size_t k = 0; k < program.instrs.size(); ++k) {
+          const FusedInstr& ins = program.instrs[k];
+          eval(ins, value(ins.args[0]), value(ins.args[1]), value(ins.args[2]),
+               value(program.n_leaves + static_cast<int>(k)), n);
+        }
+        store_block(value(n_values - 1), n, out.dtype(), out.raw() + (row * inner + c0) * out_es);
+      }
+    }
+  });
+}
+
+}  // namespace ltx::cpu

@@ -1,0 +1,300 @@
+#include "graph/compile.h"
+
+#include <cstdlib>
+#include <regex>
+
+#include "core/error.h"
+#include "graph/memory_plan.h"
+
+namespace ltx {
+
+CompileOptions CompileOptions::from_env() {
+  CompileOptions o;
+  if (const char* re = std::getenv("LTX_DUMP")) o.dump_regex = re;
+  if (const char* path = std::getenv("LTX_DUMP_FILE")) o.dump_path = path;
+  return o;
+}
+
+// Builds a Plan from a graph in passes; one instance per compile.
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& g, const CompileOptions& o) : g_(g), opt_(o), n_(static_cast<int>(g.nodes().size())) {}
+
+  std::unique_ptr<Plan> build() {
+    plan_ = std::make_unique<Plan>();
+    plan_->stats_.n_nodes = n_;
+    mark_live();
+    mark_observed();
+    mark_absorbed();
+    make_slots_and_steps();
+    lay_out_arena();
+    bind_views();
+    return std::move(plan_);
+  }
+
+ private:
+  const Node& node(int id) const { return g_.node(id); }
+
+  void mark_live() {
+    live_.assign(static_cast<size_t>(n_), false);
+    uses_.assign(static_cast<size_t>(n_), 0);
+    is_output_.assign(static_cast<size_t>(n_), false);
+    LTX_CHECK(!g_.outputs().empty(), "graph", "compiling a graph with no outputs");
+    std::vector<int> stack;
+    for (const auto& [id, name] : g_.outputs()) {
+      is_output_[static_cast<size_t>(id)] = true;
+      stack.push_back(id);
+    }
+    while (!stack.empty()) {
+      const int id = stack.back();
+      stack.pop_back();
+      if (live_[static_cast<size_t>(id)]) continue;
+      live_[static_cast<size_t>(id)] = true;
+      for (int in : node(id).inputs) stack.push_back(in);
+    }
+    for (int id = 0; id < n_; ++id) {
+      if (!live_[static_cast<size_t>(id)]) continue;
+      ++plan_->stats_.n_live;
+      for (int in : node(id).inputs) ++uses_[static_cast<size_t>(in)];
+    }
+  }
+
+  void mark_observed() {
+    observed_.assign(static_cast<size_t>(n_), false);
+    if (opt_.dump_regex.empty()) return;
+    std::regex re;
+    try {
+      re = std::regex(opt_.dump_regex);
+    } catch (const std::regex_error& e) {
+      fail("graph", "LTX_DUMP is not a valid regular expression: " + opt_.dump_regex);
+    }
+    for (int id = 0; id < n_; ++id) {
+      const Node& nd = node(id);
+      if (live_[static_cast<size_t>(id)] && nd.kind == NodeKind::Op && !nd.name.empty() &&
+          std::regex_search(nd.name, re))
+        observed_[static_cast<size_t>(id)] = true;
+    }
+  }
+
+  // An elementwise node folds into its only consumer when that consumer is elementwise with the same element
+  // count and dtype, and nobody else needs the node's value (not an output, not dumped).
+  void mark_absorbed() {
+    absorbed_.assign(static_cast<size_t>(n_), false);
+    if (!opt_.fuse) return;
+    for (int id = 0; id < n_; ++id) {
+      const Node& c = node(id);
+      if (!live_[static_cast<size_t>(id)] || c.kind != NodeKind::Op || !op_is_elementwise(c.op)) continue;
+      for (size_t arg = 0; arg < c.inputs.size(); ++arg) {
+        const int in = c.inputs[arg];
+        const Node& e = node(in);
+        const bool channel_operand = (c.op == OpKind::Snake || c.op == OpKind::SnakeBeta) && arg > 0;
+        if (e.kind == NodeKind::Op && op_is_elementwise(e.op) && uses_[static_cast<size_t>(in)] == 1 &&
+            !is_output_[static_cast<size_t>(in)] && !observed_[static_cast<size_t>(in)] && !channel_operand &&
+            e.meta.shape.numel() == c.meta.shape.numel() && e.meta.dtype == c.meta.dtype)
+          absorbed_[static_cast<size_t>(in)] = true;
+      }
+    }
+  }
+
+  int slot_of(int id) {
+    auto& s = slot_[static_cast<size_t>(id)];
+    LTX_CHECK(s >= 0, "graph", "internal: node ", id, " has no slot");
+    return s;
+  }
+
+  // Appends node `id`'s computation to the fused program, returning its value index there.
+  int emit_fused(int id, FusedProgram& prog, std::vector<int>& leaf_nodes, bool channel) {
+    if (absorbed_[static_cast<size_t>(id)] && !channel) {
+      const Node& e = node(id);
+      FusedInstr ins;
+      ins.kind = e.op;
+      ins.attrs = e.attrs;
+      ins.n_args = static_cast<int8_t>(e.inputs.size());
+      for (size_t a = 0; a < e.inputs.size(); ++a) {
+        const bool ch = (e.op == OpKind::Snake || e.op == OpKind::SnakeBeta) && a > 0;
+        ins.args[a] = static_cast<int16_t>(emit_fused(e.inputs[a], prog, leaf_nodes, ch));
+      }
+      prog.instrs.push_back(ins);
+      ++plan_->stats_.n_fused_ops;
+      // Leaf count is not final yet: refer to instruction k as -(k+1) and renumber after the walk.
+      return -static_cast<int>(prog.instrs.size());
+    }
+    for (size_t l = 0; l < leaf_nodes.size(); ++l)
+      if (leaf_nodes[l] == id) {
+        LTX_CHECK(((prog.channel_leaves >> l) & 1u) == static_cast<uint32_t>(channel), "graph",
+                  "a value used both per channel and elementwise in one fused chain");
+        return static_cast<int>(l);
+      }
+    LTX_CHECK(leaf_nodes.size() < 31, "graph", "fused chain has too many operands");
+    if (channel) prog.channel_leaves |= 1u << leaf_nodes.size();
+    leaf_nodes.push_back(id);
+    return static_cast<int>(leaf_nodes.size()) - 1;
+  }
+
+  void make_fused_step(int id, Step& step) {
+    FusedProgram prog;
+    std::vector<int> leaf_nodes;
+    // The root itself is an instruction even though it is not absorbed.
+    absorbed_[static_cast<size_t>(id)] = true;
+    emit_fused(id, prog, leaf_nodes, false);
+    absorbed_[static_cast<size_t>(id)] = false;
+    --plan_->stats_.n_fused_ops;  // the root is materialized
+    // Renumber: leaves keep 0..L-1, instruction k becomes L+k.
+    prog.n_leaves = static_cast<int>(leaf_nodes.size());
+    for (auto& ins : prog.instrs)
+      for (int a = 0; a < ins.n_args; ++a)
+        if (ins.args[a] < 0) ins.args[a] = static_cast<int16_t>(prog.n_leaves + (-ins.args[a] - 1));
+    LTX_CHECK(prog.n_leaves + static_cast<int>(prog.instrs.size()) <= 64, "graph", "fused chain too long");
+    step.kind = Step::Kind::Fused;
+    step.program = std::move(prog);
+    for (int leaf : leaf_nodes) step.in_slots.push_back(slot_of(leaf));
+  }
+
+  void make_slots_and_steps() {
+    slot_.assign(static_cast<size_t>(n_), -1);
+    auto& slots = plan_->slots_;
+    for (size_t i = 0; i < g_.input_ids().size(); ++i) {
+      const Node& nd = node(g_.input_ids()[i]);
+      plan_->input_metas_.push_back(nd.meta);
+      plan_->input_names_.push_back(nd.name);
+    }
+    for (int id = 0; id < n_; ++id) {
+      if (!live_[static_cast<size_t>(id)] || absorbed_[static_cast<size_t>(id)]) continue;
+      const Node& nd = node(id);
+      Slot s;
+      s.name = nd.name;
+      if (nd.kind == NodeKind::Input) {
+        s.kind = Slot::Kind::Input;
+        for (size_t i = 0; i < g_.input_ids().size(); ++i)
+          if (g_.input_ids()[i] == id) s.input_index = static_cast<int>(i);
+        slot_[static_cast<size_t>(id)] = static_cast<int>(slots.size());
+        slots.push_back(std::move(s));
+        continue;
+      }
+      if (nd.kind == NodeKind::Constant) {
+        s.kind = Slot::Kind::Constant;
+        s.tensor = nd.constant;
+        slot_[static_cast<size_t>(id)] = static_cast<int>(slots.size());
+        slots.push_back(std::move(s));
+        continue;
+      }
+      // A reshape of a buffer we lay out ourselves is a view of it, not a copy.
+      if (nd.op == OpKind::Reshape && !observed_[static_cast<size_t>(id)]) {
+        const int src = slot_of(nd.inputs[0]);
+        const Slot::Kind sk = slots[static_cast<size_t>(src)].kind;
+        if (sk == Slot::Kind::Arena || sk == Slot::Kind::Alias ||
+            (sk == Slot::Kind::Constant && slots[static_cast<size_t>(src)].tensor.is_contiguous())) {
+          s.kind = Slot::Kind::Alias;
+          s.input_index = src;  // the slot it views
+          slot_[static_cast<size_t>(id)] = static_cast<int>(slots.size());
+          slots.push_back(std::move(s));
+          alias_meta_.emplace_back(static_cast<int>(slots.size()) - 1, nd.meta);
+          ++plan_->stats_.n_aliases;
+          continue;
+        }
+      }
+      s.kind = Slot::Kind::Arena;
+      s.bytes = dtype_bytes_for(nd.meta.dtype, nd.meta.shape.numel());
+      const int out = static_cast<int>(slots.size());
+      slot_[static_cast<size_t>(id)] = out;
+      slots.push_back(std::move(s));
+      arena_meta_.emplace_back(out, nd.meta);
+
+      Step step;
+      step.out_slot = out;
+      step.dump = observed_[static_cast<size_t>(id)];
+      if (op_is_elementwise(nd.op)) {
+        make_fused_step(id, step);
+      } else {
+        step.op = nd.op;
+        step.attrs = nd.attrs;
+        for (int in : nd.inputs) step.in_slots.push_back(slot_of(in));
+      }
+      plan_->steps_.push_back(std::move(step));
+    }
+    for (const auto& [id, name] : g_.outputs()) {
+      plan_->output_slots_.push_back(slot_of(id));
+      plan_->output_names_.push_back(name);
+    }
+    plan_->stats_.n_steps = static_cast<int>(plan_->steps_.size());
+  }
+
+  // The arena slot a slot's memory belongs to (following views), or -1 when it is not in the arena.
+  int arena_root(int slot) const {
+    const auto& slots = plan_->slots_;
+    while (slots[static_cast<size_t>(slot)].kind == Slot::Kind::Alias)
+      slot = slots[static_cast<size_t>(slot)].input_index;
+    return slots[static_cast<size_t>(slot)].kind == Slot::Kind::Arena ? slot : -1;
+  }
+
+  void lay_out_arena() {
+    auto& slots = plan_->slots_;
+    const auto& steps = plan_->steps_;
+    std::vector<int> buffer_of(slots.size(), -1);
+    std::vector<BufferLifetime> buffers;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const int out = steps[s].out_slot;
+      buffer_of[static_cast<size_t>(out)] = static_cast<int>(buffers.size());
+      buffers.push_back({slots[static_cast<size_t>(out)].bytes, static_cast<int>(s), static_cast<int>(s)});
+    }
+    const int end = static_cast<int>(steps.size());
+    for (size_t s = 0; s < steps.size(); ++s)
+      for (int in : steps[s].in_slots) {
+        const int root = arena_root(in);
+        if (root >= 0) {
+          auto& b = buffers[static_cast<size_t>(buffer_of[static_cast<size_t>(root)])];
+          b.last = std::max(b.last, static_cast<int>(s));
+        }
+      }
+    for (int out : plan_->output_slots_) {
+      const int root = arena_root(out);
+      if (root >= 0) buffers[static_cast<size_t>(buffer_of[static_cast<size_t>(root)])].last = end;
+    }
+    const MemoryLayout layout = plan_memory(buffers);
+    size_t naive = 0;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      if (buffer_of[s] < 0) continue;
+      slots[s].offset = layout.offsets[static_cast<size_t>(buffer_of[s])];
+      naive += slots[s].bytes;
+    }
+    plan_->stats_.arena_bytes = layout.total;
+    plan_->stats_.naive_bytes = naive;
+    plan_->arena_ = Storage::allocate(std::max<size_t>(layout.total, 1));
+  }
+
+  void bind_views() {
+    auto& slots = plan_->slots_;
+    for (const auto& [slot, meta] : arena_meta_)
+      slots[static_cast<size_t>(slot)].tensor =
+          Tensor::view_of(plan_->arena_, slots[static_cast<size_t>(slot)].offset, meta.dtype, meta.shape);
+    for (const auto& [slot, meta] : alias_meta_)  // in creation order, so a view's source is bound first
+      slots[static_cast<size_t>(slot)].tensor =
+          slots[static_cast<size_t>(slots[static_cast<size_t>(slot)].input_index)].tensor.reshape(meta.shape);
+    for (size_t s = 0; s < plan_->steps_.size(); ++s) {
+      Step& step = plan_->steps_[s];
+      for (size_t a = 0; a < step.in_slots.size(); ++a) {
+        const Slot& in = slots[static_cast<size_t>(step.in_slots[a])];
+        step.in_tensors.push_back(in.tensor);
+        if (in.kind == Slot::Kind::Input) plan_->input_refs_.emplace_back(static_cast<int>(s), static_cast<int>(a));
+      }
+    }
+    plan_->outputs_.resize(plan_->output_slots_.size());
+    for (size_t i = 0; i < plan_->output_slots_.size(); ++i)
+      plan_->outputs_[i] = slots[static_cast<size_t>(plan_->output_slots_[i])].tensor;
+    plan_->dump_path_ = opt_.dump_path;
+  }
+
+  const Graph& g_;
+  const CompileOptions& opt_;
+  const int n_;
+  std::unique_ptr<Plan> plan_;
+  std::vector<bool> live_, is_output_, observed_, absorbed_;
+  std::vector<int> uses_, slot_;
+  std::vector<std::pair<int, TensorMeta>> arena_meta_, alias_meta_;
+};
+
+std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options) {
+  return PlanBuilder(graph, options).build();
+}
+
+}  // namespace ltx

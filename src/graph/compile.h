@@ -1,0 +1,51 @@
+// compile(): dead-node elimination, elementwise fusion, views for reshapes, liveness, and one arena laid out by
+// greedy best-fit over lifetimes. PlanCache keys compiled plans by a signature of graph, shapes and dtypes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/plan.h"
+
+namespace ltx {
+
+struct CompileOptions {
+  // Named intermediates matching this regex are kept materialized and written to `dump_path` after each run.
+  // Defaults come from the environment: LTX_DUMP=<regex>, LTX_DUMP_FILE (default ltx_dump.safetensors).
+  std::string dump_regex;
+  std::string dump_path = "ltx_dump.safetensors";
+  bool fuse = true;
+  static CompileOptions from_env();
+};
+
+std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
+
+// The structure, shapes, dtypes, attributes and bound weights of a graph, as words; equal signatures compile to
+// interchangeable plans.
+std::vector<uint64_t> graph_signature(const Graph& graph, const CompileOptions& options);
+
+class PlanCache {
+ public:
+  // The plan for this graph: compiled on first sight of its signature, then reused.
+  Plan& get(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
+  int compiles() const { return compiles_; }
+  int hits() const { return hits_; }
+  size_t size() const { return n_plans_; }
+  void clear();
+
+ private:
+  struct Entry {
+    std::vector<uint64_t> signature;
+    std::unique_ptr<Plan> plan;
+  };
+  std::unordered_map<uint64_t, std::vector<Entry>> plans_;
+  size_t n_plans_ = 0;
+  int compiles_ = 0;
+  int hits_ = 0;
+};
+
+}  // namespace ltx

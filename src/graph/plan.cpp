@@ -1,0 +1,71 @@
+#include "graph/plan.h"
+
+#include <sstream>
+
+#include "backend/cpu/kernels.h"
+#include "core/error.h"
+#include "graph/dump.h"
+
+namespace ltx {
+
+std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
+  LTX_CHECK(inputs.size() == input_metas_.size(), "plan", "expected ", input_metas_.size(), " inputs, got ",
+            inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    LTX_CHECK(inputs[i].defined() && inputs[i].dtype() == input_metas_[i].dtype &&
+                  inputs[i].shape() == input_metas_[i].shape,
+              "plan", "input '", input_names_[i], "' is ", inputs[i].defined() ? inputs[i].describe() : "empty",
+              " but the plan was compiled for ", dtype_name(input_metas_[i].dtype), input_metas_[i].shape.str());
+  for (const auto& [step, arg] : input_refs_) {
+    const Slot& s = slots_[static_cast<size_t>(steps_[static_cast<size_t>(step)].in_slots[static_cast<size_t>(arg)])];
+    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = inputs[static_cast<size_t>(s.input_index)];
+  }
+  for (Step& step : steps_) {
+    const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
+    if (step.kind == Step::Kind::Fused) cpu::run_fused(step.program, step.in_tensors, out);
+    else cpu::run(step.op, step.attrs, step.in_tensors, out);
+  }
+  for (size_t i = 0; i < output_slots_.size(); ++i) {
+    const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];
+    if (s.kind == Slot::Kind::Input) outputs_[i] = inputs[static_cast<size_t>(s.input_index)];
+  }
+  if (!dump_path_.empty()) {
+    bool any = false;
+    for (const Step& step : steps_) any = any || step.dump;
+    if (any) write_dump();
+  }
+  return outputs_;
+}
+
+void Plan::write_dump() const {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (const Step& step : steps_) {
+    if (!step.dump) continue;
+    const Slot& s = slots_[static_cast<size_t>(step.out_slot)];
+    tensors.emplace_back(s.name, s.tensor);
+  }
+  dump_tensors(dump_path_, tensors);
+}
+
+std::string Plan::describe() const {
+  std::ostringstream out;
+  out << "plan: " << steps_.size() << " steps, arena " << stats_.arena_bytes << " bytes (without reuse "
+      << stats_.naive_bytes << ")\n";
+  for (const Step& step : steps_) {
+    const Slot& o = slots_[static_cast<size_t>(step.out_slot)];
+    if (step.kind == Step::Kind::Fused) {
+      out << "  fused[";
+      for (size_t i = 0; i < step.program.instrs.size(); ++i)
+        out << (i ? " " : "") << op_name(step.program.instrs[i].kind);
+      out << "]";
+    } else {
+      out << "  " << op_name(step.op);
+    }
+    out << " -> " << o.tensor.describe() << " @" << o.offset;
+    if (!o.name.empty()) out << " '" << o.name << "'";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace ltx

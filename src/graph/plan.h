@@ -1,0 +1,83 @@
+// A compiled graph: ordered kernels over one arena whose layout was fixed at compile time. Running a plan again
+// at the same shapes allocates nothing: inputs are bound as views, outputs are views into the arena (valid until
+// the next run).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/fused.h"
+#include "ops/op.h"
+
+namespace ltx {
+
+// Where a value lives during a run.
+struct Slot {
+  enum class Kind : uint8_t { Input, Constant, Arena, Alias };
+  Kind kind = Kind::Arena;
+  int input_index = -1;  // Kind::Input: position among the graph's inputs
+  Tensor tensor;         // Constant: the weight; Arena/Alias: the view, fixed at compile time
+  std::string name;
+  size_t offset = 0;     // Arena: byte offset
+  size_t bytes = 0;      // Arena: byte size
+};
+
+struct Step {
+  enum class Kind : uint8_t { Op, Fused };
+  Kind kind = Kind::Op;
+  OpKind op = OpKind::Add;
+  OpAttrs attrs;
+  FusedProgram program;  // Kind::Fused
+  std::vector<int> in_slots;
+  int out_slot = -1;
+  std::vector<Tensor> in_tensors;  // prebuilt views; slots bound to inputs are refreshed each run
+  bool dump = false;               // its output matches LTX_DUMP
+};
+
+struct PlanStats {
+  int n_nodes = 0;          // graph nodes
+  int n_live = 0;           // after dead-node elimination
+  int n_steps = 0;          // kernels run
+  int n_fused_ops = 0;      // elementwise ops folded into fused steps (not materialized)
+  int n_aliases = 0;        // reshapes that became views
+  size_t arena_bytes = 0;   // the plan's activation peak
+  size_t naive_bytes = 0;   // what the activations would take without reuse
+};
+
+class Plan {
+ public:
+  // Inputs in the order the graph declared them; shapes and dtypes must match the compiled ones.
+  std::span<const Tensor> run(std::span<const Tensor> inputs);
+  std::span<const Tensor> run(std::initializer_list<Tensor> inputs) {
+    return run(std::span<const Tensor>(inputs.begin(), inputs.size()));
+  }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  // The plan's activation peak: the arena it holds (weights and inputs are not counted).
+  size_t peak_bytes() const { return stats_.arena_bytes; }
+  const PlanStats& stats() const { return stats_; }
+  std::string describe() const;  // one line per step, for debugging
+
+ private:
+  friend class PlanBuilder;
+
+  void write_dump() const;
+
+  std::shared_ptr<Storage> arena_;
+  std::vector<Slot> slots_;
+  std::vector<Step> steps_;
+  std::vector<TensorMeta> input_metas_;
+  std::vector<std::string> input_names_;
+  std::vector<std::pair<int, int>> input_refs_;  // (step, arg) pairs that read an input slot directly
+  std::vector<int> output_slots_;
+  std::vector<std::string> output_names_;
+  std::vector<Tensor> outputs_;
+  std::string dump_path_;
+  PlanStats stats_;
+};
+
+}  // namespace ltx

@@ -1,0 +1,37 @@
+#include "graph/compile.h"
+
+namespace ltx {
+namespace {
+
+uint64_t hash_words(const std::vector<uint64_t>& words) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over 64-bit words, then a final mix
+  for (uint64_t w : words) {
+    h ^= w;
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace
+
+Plan& PlanCache::get(const Graph& graph, const CompileOptions& options) {
+  std::vector<uint64_t> sig = graph_signature(graph, options);
+  auto& bucket = plans_[hash_words(sig)];
+  for (Entry& e : bucket)
+    if (e.signature == sig) {
+      ++hits_;
+      return *e.plan;
+    }
+  bucket.push_back({std::move(sig), compile(graph, options)});
+  ++compiles_;
+  ++n_plans_;
+  return *bucket.back().plan;
+}
+
+void PlanCache::clear() {
+  plans_.clear();
+  n_plans_ = 0;
+}
+
+}  // namespace ltx
