@@ -7,7 +7,9 @@
 #include "core/quant.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "core/error.h"
@@ -30,6 +32,13 @@ inline void store_f16(uint8_t* p, float v) {
   std::memcpy(p, &h, 2);
 }
 
+// Stores a block's f16 scale. One past f16's range would make the whole block inf/NaN when read back
+// (gguf-py writes it anyway); we refuse instead, since such values have no representation in the format.
+inline void store_scale(uint8_t* p, float v) {
+  store_f16(p, v);
+  LTX_CHECK(std::isfinite(load_f16(p)), "quant", "block scale ", v, " overflows f16: values too large to quantize");
+}
+
 // ---- Q8_0: [f16 d][32 x int8]; x = q * d. --------------------------------------------------------------
 
 void dequantize_q8_0(const uint8_t* b, float* y) {
@@ -44,7 +53,7 @@ void quantize_q8_0(const float* x, uint8_t* b) {
   for (int i = 0; i < kQK0; ++i) amax = std::max(amax, std::fabs(x[i]));
   const float d = amax / 127.0f;
   const float id = d == 0.0f ? 0.0f : 1.0f / d;
-  store_f16(b, d);
+  store_scale(b, d);
   auto* q = reinterpret_cast<int8_t*>(b + 2);
   for (int i = 0; i < kQK0; ++i) q[i] = static_cast<int8_t>(std::round(x[i] * id));
 }
@@ -72,7 +81,7 @@ void quantize_q4_0(const float* x, uint8_t* b) {
   }
   const float d = max / -8.0f;
   const float id = d == 0.0f ? 0.0f : 1.0f / d;
-  store_f16(b, d);
+  store_scale(b, d);
   uint8_t* qs = b + 2;
   for (int i = 0; i < kQK0 / 2; ++i) {
     const int lo = std::min(15, static_cast<int>(std::trunc(x[i] * id + 8.5f)));
@@ -90,16 +99,27 @@ void quantize_q4_0(const float* x, uint8_t* b) {
 
 constexpr int kScaleBytes = 12;
 
-void unpack_scales_mins(const uint8_t* s, uint8_t* sc, uint8_t* m) {
+struct ScalesMins {
+  uint8_t sc[8];
+  uint8_t m[8];
+};
+
+ScalesMins unpack_scales_mins(const uint8_t* s) {
+  ScalesMins r{};
+  uint8_t* sc = r.sc;
+  uint8_t* m = r.m;
   for (int j = 0; j < 4; ++j) {
     sc[j] = s[j] & 0x3F;
     m[j] = s[j + 4] & 0x3F;
     sc[j + 4] = static_cast<uint8_t>((s[j + 8] & 0x0F) | ((s[j] >> 2) & 0x30));
     m[j + 4] = static_cast<uint8_t>((s[j + 8] >> 4) | ((s[j + 4] >> 2) & 0x30));
   }
+  return r;
 }
 
-void pack_scales_mins(const uint8_t* sc, const uint8_t* m, uint8_t* s) {
+void pack_scales_mins(const ScalesMins& r, uint8_t* s) {
+  const uint8_t* sc = r.sc;
+  const uint8_t* m = r.m;
   for (int j = 0; j < 4; ++j) {
     s[j] = static_cast<uint8_t>(sc[j] | ((sc[j + 4] >> 4) << 6));
     s[j + 4] = static_cast<uint8_t>(m[j] | ((m[j + 4] >> 4) << 6));
@@ -111,7 +131,10 @@ void pack_scales_mins(const uint8_t* sc, const uint8_t* m, uint8_t* s) {
 // make_qkx2_quants: each sub-block's range [min(x, 0), max(x)] becomes scale = range / qmax and
 // min = -min(x, 0) >= 0; both are quantized to 6 bits against the super-block's f16 d and dmin, and each
 // element to round((x + min) / scale) in [0, qmax]. Good enough to make valid test weights.
-void quantize_k_asymmetric(const float* x, int qmax, uint8_t* dm_out, uint8_t* scales_out, uint8_t* q) {
+// Writes d, dmin and the scales into the block and returns the quants, one per element.
+std::array<uint8_t, kQKK> quantize_k_asymmetric(const float* x, int qmax, uint8_t* block) {
+  std::array<uint8_t, kQKK> q{};
+  uint8_t* dm_out = block;
   constexpr int kSub = 8, kLen = 32;
   float scale[kSub], minv[kSub];
   float max_scale = 0.0f, max_min = 0.0f;
@@ -126,10 +149,12 @@ void quantize_k_asymmetric(const float* x, int qmax, uint8_t* dm_out, uint8_t* s
     max_scale = std::max(max_scale, scale[j]);
     max_min = std::max(max_min, minv[j]);
   }
-  store_f16(dm_out, max_scale / 63.0f);
-  store_f16(dm_out + 2, max_min / 63.0f);
+  store_scale(dm_out, max_scale / 63.0f);
+  store_scale(dm_out + 2, max_min / 63.0f);
   const float d = load_f16(dm_out), dmin = load_f16(dm_out + 2);  // the values dequantization will see
-  uint8_t sc[kSub], m[kSub];
+  ScalesMins packed{};
+  uint8_t* sc = packed.sc;
+  uint8_t* m = packed.m;
   for (int j = 0; j < kSub; ++j) {
     sc[j] = d > 0.0f ? static_cast<uint8_t>(std::min(63.0f, std::round(scale[j] / d))) : 0;
     // Round the min up so the sub-block's most negative value stays inside the representable range.
@@ -142,7 +167,8 @@ void quantize_k_asymmetric(const float* x, int qmax, uint8_t* dm_out, uint8_t* s
       q[j * kLen + i] = static_cast<uint8_t>(std::clamp(v, 0.0f, static_cast<float>(qmax)));
     }
   }
-  pack_scales_mins(sc, m, scales_out);
+  pack_scales_mins(packed, block + 4);
+  return q;
 }
 
 // ---- Q4_K: [f16 d][f16 dmin][12 scale bytes][128 bytes]; sub-blocks 2g and 2g+1 are the low and high
@@ -150,10 +176,11 @@ void quantize_k_asymmetric(const float* x, int qmax, uint8_t* dm_out, uint8_t* s
 
 void dequantize_q4_k(const uint8_t* b, float* y) {
   const float d = load_f16(b), dmin = load_f16(b + 2);
-  uint8_t sc[8], m[8];
-  unpack_scales_mins(b + 4, sc, m);
+  const ScalesMins u = unpack_scales_mins(b + 4);
+  const uint8_t* sc = u.sc;
+  const uint8_t* m = u.m;
   const uint8_t* qs = b + 4 + kScaleBytes;
-  for (int g = 0; g < 4; ++g) {
+  for (ptrdiff_t g = 0; g < 4; ++g) {
     const float ds_lo = d * static_cast<float>(sc[2 * g]), dm_lo = dmin * static_cast<float>(m[2 * g]);
     const float ds_hi = d * static_cast<float>(sc[2 * g + 1]), dm_hi = dmin * static_cast<float>(m[2 * g + 1]);
     float* out = y + 64 * g;
@@ -166,10 +193,9 @@ void dequantize_q4_k(const uint8_t* b, float* y) {
 }
 
 void quantize_q4_k(const float* x, uint8_t* b) {
-  uint8_t q[kQKK];
-  quantize_k_asymmetric(x, 15, b, b + 4, q);
+  const auto q = quantize_k_asymmetric(x, 15, b);
   uint8_t* qs = b + 4 + kScaleBytes;
-  for (int g = 0; g < 4; ++g)
+  for (ptrdiff_t g = 0; g < 4; ++g)
     for (int i = 0; i < 32; ++i)
       qs[32 * g + i] = static_cast<uint8_t>(q[64 * g + i] | (q[64 * g + 32 + i] << 4));
 }
@@ -179,12 +205,13 @@ void quantize_q4_k(const float* x, uint8_t* b) {
 
 void dequantize_q5_k(const uint8_t* b, float* y) {
   const float d = load_f16(b), dmin = load_f16(b + 2);
-  uint8_t sc[8], m[8];
-  unpack_scales_mins(b + 4, sc, m);
+  const ScalesMins u = unpack_scales_mins(b + 4);
+  const uint8_t* sc = u.sc;
+  const uint8_t* m = u.m;
   const uint8_t* qh = b + 4 + kScaleBytes;
   const uint8_t* qs = qh + 32;
-  for (int g = 0; g < 4; ++g) {
-    const int j_lo = 2 * g, j_hi = 2 * g + 1;
+  for (ptrdiff_t g = 0; g < 4; ++g) {
+    const auto j_lo = static_cast<int>(2 * g), j_hi = j_lo + 1;
     const float ds_lo = d * static_cast<float>(sc[j_lo]), dm_lo = dmin * static_cast<float>(m[j_lo]);
     const float ds_hi = d * static_cast<float>(sc[j_hi]), dm_hi = dmin * static_cast<float>(m[j_hi]);
     float* out = y + 64 * g;
@@ -199,12 +226,11 @@ void dequantize_q5_k(const uint8_t* b, float* y) {
 }
 
 void quantize_q5_k(const float* x, uint8_t* b) {
-  uint8_t q[kQKK];
-  quantize_k_asymmetric(x, 31, b, b + 4, q);
+  const auto q = quantize_k_asymmetric(x, 31, b);
   uint8_t* qh = b + 4 + kScaleBytes;
   uint8_t* qs = qh + 32;
   std::memset(qh, 0, 32);
-  for (int g = 0; g < 4; ++g)
+  for (ptrdiff_t g = 0; g < 4; ++g)
     for (int i = 0; i < 32; ++i) {
       const uint8_t lo = q[64 * g + i], hi = q[64 * g + 32 + i];
       qs[32 * g + i] = static_cast<uint8_t>((lo & 0x0F) | ((hi & 0x0F) << 4));
@@ -223,20 +249,23 @@ void dequantize_q6_k(const uint8_t* b, float* y) {
   const float d = load_f16(b + 208);
   float ds[16];
   for (int s = 0; s < 16; ++s) ds[s] = d * static_cast<float>(scales[s]);
-  for (int h = 0; h < 2; ++h) {
+  for (ptrdiff_t h = 0; h < 2; ++h) {
     const uint8_t* l = ql + 64 * h;
     const uint8_t* hb = qh + 32 * h;
     float* out = y + 128 * h;
     const float* dsh = ds + 8 * h;
-    for (int i = 0; i < 32; ++i) {
-      const int q0 = ((l[i] & 0x0F) | (((hb[i] >> 0) & 3) << 4)) - 32;
-      const int q1 = ((l[i + 32] & 0x0F) | (((hb[i] >> 2) & 3) << 4)) - 32;
-      const int q2 = ((l[i] >> 4) | (((hb[i] >> 4) & 3) << 4)) - 32;
-      const int q3 = ((l[i + 32] >> 4) | (((hb[i] >> 6) & 3) << 4)) - 32;
-      out[i] = dsh[i / 16] * static_cast<float>(q0);
-      out[i + 32] = dsh[2 + i / 16] * static_cast<float>(q1);
-      out[i + 64] = dsh[4 + i / 16] * static_cast<float>(q2);
-      out[i + 96] = dsh[6 + i / 16] * static_cast<float>(q3);
+    for (int half = 0; half < 2; ++half) {  // 16 elements share each scale; a constant one vectorises
+      const float s0 = dsh[half], s1 = dsh[2 + half], s2 = dsh[4 + half], s3 = dsh[6 + half];
+      for (int i = 16 * half; i < 16 * half + 16; ++i) {
+        const int q0 = ((l[i] & 0x0F) | (((hb[i] >> 0) & 3) << 4)) - 32;
+        const int q1 = ((l[i + 32] & 0x0F) | (((hb[i] >> 2) & 3) << 4)) - 32;
+        const int q2 = ((l[i] >> 4) | (((hb[i] >> 4) & 3) << 4)) - 32;
+        const int q3 = ((l[i + 32] >> 4) | (((hb[i] >> 6) & 3) << 4)) - 32;
+        out[i] = s0 * static_cast<float>(q0);
+        out[i + 32] = s1 * static_cast<float>(q1);
+        out[i + 64] = s2 * static_cast<float>(q2);
+        out[i + 96] = s3 * static_cast<float>(q3);
+      }
     }
   }
 }
@@ -253,12 +282,12 @@ void quantize_q6_k(const float* x, uint8_t* b) {
     scale[s] = amax / 31.0f;
     max_scale = std::max(max_scale, scale[s]);
   }
-  store_f16(b + 208, max_scale / 127.0f);
+  store_scale(b + 208, max_scale / 127.0f);
   const float d = load_f16(b + 208);
   auto* scales = reinterpret_cast<int8_t*>(b + 192);
   uint8_t q[kQKK];  // q + 32, in [1, 63]
   for (int s = 0; s < 16; ++s) {
-    scales[s] = d > 0.0f ? static_cast<int8_t>(std::min(127.0f, std::round(scale[s] / d))) : 0;
+    scales[s] = static_cast<int8_t>(d > 0.0f ? std::min(127.0f, std::round(scale[s] / d)) : 0.0f);
     const float ds = d * static_cast<float>(scales[s]);
     const float ids = ds > 0.0f ? 1.0f / ds : 0.0f;
     for (int i = 0; i < 16; ++i) {
@@ -268,7 +297,7 @@ void quantize_q6_k(const float* x, uint8_t* b) {
   }
   uint8_t* ql = b;
   uint8_t* qh = b + 128;
-  for (int h = 0; h < 2; ++h) {
+  for (ptrdiff_t h = 0; h < 2; ++h) {
     const uint8_t* qq = q + 128 * h;
     for (int i = 0; i < 32; ++i) {
       ql[64 * h + i] = static_cast<uint8_t>((qq[i] & 0x0F) | ((qq[i + 64] & 0x0F) << 4));
@@ -348,6 +377,9 @@ void quantize_row(DType t, const float* src, void* dst, int64_t n) {
   }
   const BlockCodec c = codec_for(t);
   if (!c.quantize) fail("quant", "cannot quantize f32 to " + std::string(dtype_name(t)));
+  for (int64_t i = 0; i < n; ++i)
+    LTX_CHECK(std::isfinite(src[i]), "quant", "cannot quantize non-finite value ", src[i], " at element ", i,
+              " to ", dtype_name(t));
   const auto block = static_cast<int64_t>(dtype_block_elems(t));
   const size_t bytes = dtype_block_bytes(t);
   for (int64_t i = 0; i < n / block; ++i) c.quantize(src + i * block, out + i * bytes);
