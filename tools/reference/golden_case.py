@@ -176,6 +176,15 @@ class Recorder:
                 raise KeyError(f"no module {path!r} to hook")
             self._handles.append(modules[path].register_forward_hook(self._hook(f"{path}.{suffix}", pick)))
 
+    def capture_inputs(self, root: torch.nn.Module, paths: dict[str, str]) -> None:
+        """Store the first positional input of each module as "<path>.<suffix>" (a forward pre-hook)."""
+        modules = dict(root.named_modules())
+        for path, suffix in paths.items():
+            if path not in modules:
+                raise KeyError(f"no module {path!r} to hook")
+            name = f"{path}.{suffix}"
+            self._handles.append(modules[path].register_forward_pre_hook(lambda _m, args, n=name: self._store(n, args[0])))
+
     def _hook(self, name: str, pick):
         def hook(_module, _args, output):
             value = pick(output) if pick is not None else (output[0] if isinstance(output, tuple) else output)

@@ -2,9 +2,10 @@
 
     python tools/reference/make_goldens.py [--out DIR] [--only GROUP ...] [--case NAME ...]
 
-Generators are the modules tools/reference/make_*_goldens.py. Each declares `GROUPS` (the groups it writes) and
+Generators are the modules listed in GENERATORS (tools/reference/<name>.py; add yours there). Each declares
+`GROUPS` (the groups it writes, as in GENERATORS) and
 `generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]`
-(write only cases of `groups`, and only those named in `only_cases` when it is not None). Adding a generator needs no edit here.
+(write only cases of `groups`, and only those named in `only_cases` when it is not None).
 """
 
 from __future__ import annotations
@@ -21,9 +22,23 @@ sys.path.insert(0, str(HERE))
 from golden_case import GROUPS, setup_determinism  # noqa: E402
 
 
-def discover() -> list:
+# Golden-case generators in the format of golden_case.py (other make_*_goldens.py scripts write other formats).
+# Maps each generator module to the groups it writes.
+GENERATORS = {
+    "make_text_goldens": ("text",),
+    "make_dit_goldens": ("dit",),
+    "make_vae_goldens": ("vae",),
+}
+
+
+def discover(wanted: set[str]) -> list:
     mods = []
-    for path in sorted(HERE.glob("make_*_goldens.py")):
+    for stem, groups in GENERATORS.items():
+        if not wanted & set(groups):
+            continue
+        path = HERE / f"{stem}.py"
+        if not path.exists():
+            raise SystemExit(f"generator {path.name} listed in make_goldens.py is missing")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
@@ -41,7 +56,7 @@ def main() -> int:
     args = ap.parse_args()
     wanted = set(args.only) if args.only else set(GROUPS)
     written = []
-    for mod in discover():
+    for mod in discover(wanted):
         if not wanted & set(mod.GROUPS):
             continue
         setup_determinism(0)
