@@ -250,6 +250,9 @@ class PlanBuilder {
       const int root = arena_root(out);
       if (root >= 0) buffers[static_cast<size_t>(buffer_of[static_cast<size_t>(root)])].last = end;
     }
+    // Dumped intermediates are written after the run, so they must outlive it like outputs.
+    for (const Step& step : steps)
+      if (step.dump) buffers[static_cast<size_t>(buffer_of[static_cast<size_t>(step.out_slot)])].last = end;
     const MemoryLayout layout = plan_memory(buffers);
     size_t naive = 0;
     for (size_t s = 0; s < slots.size(); ++s) {

@@ -1,0 +1,133 @@
+#include "graph_test_util.h"
+
+namespace ltx::test {
+namespace {
+
+using namespace ltx::ops;
+
+// x [5, 7] · Wᵀ [11, 7] + b → gelu: the matmul, then one fused pass for bias and activation.
+TEST(Compile, FusesBiasAndActivationAfterMatmul) {
+  const Tensor x = random_tensor(DType::F32, {5, 7}, 1), w = random_tensor(DType::F32, {11, 7}, 2),
+               b = random_tensor(DType::F32, {11}, 3);
+  Graph g;
+  Value y = gelu(linear(g.input("x", DType::F32, {5, 7}), g.constant("w", w), g.constant("b", b)));
+  g.output(y, "y");
+  auto plan = compile(g, no_dump());
+  EXPECT_EQ(plan->stats().n_steps, 2);
+  EXPECT_EQ(plan->stats().n_fused_ops, 1);  // the add folded into the gelu step
+  const Tensor got = plan->run({x})[0];
+
+  const Tensor mm = ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w});
+  const Tensor expect = ref(OpKind::Gelu, NoAttrs{}, {ref(OpKind::Add, NoAttrs{}, {mm, b})});
+  EXPECT_LE(max_abs_diff(got, expect), 1e-6f);
+}
+
+// AdaLN modulation x·(1+scale)+shift and a gated residual r + g·y, broadcasting [B,1,D] over [B,T,D].
+TEST(Compile, FusesModulationAndGatedResidual) {
+  const Shape full{2, 9, 6}, row{2, 1, 6};
+  const Tensor x = random_tensor(DType::F32, full, 4), r = random_tensor(DType::F32, full, 5),
+               sc = random_tensor(DType::F32, row, 6), sh = random_tensor(DType::F32, row, 7),
+               gate = random_tensor(DType::F32, row, 8);
+  Graph g;
+  // Declared one per statement: the run binds inputs in declaration order.
+  Value vx = g.input("x", DType::F32, full);
+  Value vr = g.input("r", DType::F32, full);
+  Value vscale = g.input("scale", DType::F32, row);
+  Value vshift = g.input("shift", DType::F32, row);
+  Value vgate = g.input("gate", DType::F32, row);
+  Value out = add(vr, mul(vgate, silu(modulate(vx, vscale, vshift))));
+  g.output(out, "out");
+  auto plan = compile(g, no_dump());
+  // 1+scale is its own small step; everything at full size is one pass.
+  EXPECT_EQ(plan->stats().n_steps, 2);
+  const Tensor got = plan->run({x, r, sc, sh, gate})[0];
+
+  const Tensor one_plus = ref(OpKind::Scale, ScaleAttrs{1.0f, 1.0f}, {sc});
+  const Tensor mod = ref(OpKind::Add, NoAttrs{}, {ref(OpKind::Mul, NoAttrs{}, {x, one_plus}), sh});
+  const Tensor gated = ref(OpKind::Mul, NoAttrs{}, {gate, ref(OpKind::Silu, NoAttrs{}, {mod})});
+  const Tensor expect = ref(OpKind::Add, NoAttrs{}, {r, gated});
+  EXPECT_LE(max_abs_diff(got, expect), 1e-6f);
+}
+
+TEST(Compile, UnfusedPlanMatchesFused) {
+  const Tensor x = random_tensor(DType::F32, {3, 17}, 9), a = random_tensor(DType::F32, {17}, 10);
+  auto build = [&](Graph& g) {
+    Value v = g.input("x", DType::F32, {3, 17});
+    g.output(tanh(scale(add(mul(v, g.constant("a", a)), v), 0.5f, 0.25f)), "y");
+  };
+  Graph g1, g2;
+  build(g1);
+  build(g2);
+  CompileOptions unfused = no_dump();
+  unfused.fuse = false;
+  auto fused_plan = compile(g1, no_dump());
+  auto plain_plan = compile(g2, unfused);
+  EXPECT_EQ(fused_plan->stats().n_steps, 1);
+  EXPECT_EQ(plain_plan->stats().n_steps, 4);
+  EXPECT_LE(max_abs_diff(fused_plan->run({x})[0], plain_plan->run({x})[0]), 1e-6f);
+}
+
+TEST(Compile, RemovesDeadNodes) {
+  Graph g;
+  Value x = g.input("x", DType::F32, {4, 4});
+  Value unused = softmax(matmul(x, x));
+  (void)unused;
+  g.output(silu(x), "y");
+  auto plan = compile(g, no_dump());
+  EXPECT_EQ(plan->stats().n_live, 2);
+  EXPECT_EQ(plan->stats().n_steps, 1);
+}
+
+TEST(Compile, ReshapeOfAnArenaBufferIsAView) {
+  const Tensor x = random_tensor(DType::F32, {6, 4}, 11), w = random_tensor(DType::F32, {8, 4}, 12);
+  Graph g;
+  Value y = reshape(linear(g.input("x", DType::F32, {6, 4}), g.constant("w", w)), {6, 2, 4});
+  g.output(softmax(y), "y");
+  auto plan = compile(g, no_dump());
+  EXPECT_EQ(plan->stats().n_aliases, 1);
+  EXPECT_EQ(plan->stats().n_steps, 2);
+  const Tensor mm = ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w});
+  const Tensor expect = ref(OpKind::Softmax, SoftmaxAttrs{}, {mm.reshape({6, 2, 4})});
+  EXPECT_LE(max_abs_diff(plan->run({x})[0], expect), 1e-6f);
+}
+
+// A chain of ten same-size ops needs two buffers at a time, not ten.
+TEST(Compile, ArenaReusesDeadBuffers) {
+  Graph g;
+  Value v = g.input("x", DType::F32, {64, 64});
+  for (int i = 0; i < 10; ++i) v = softmax(v);
+  g.output(v, "y");
+  auto plan = compile(g, no_dump());
+  const size_t one = 64 * 64 * 4;
+  EXPECT_EQ(plan->stats().naive_bytes, 10 * one);
+  EXPECT_EQ(plan->peak_bytes(), 2 * one);
+}
+
+TEST(Compile, RejectsInputsOfTheWrongShapeOrDtype) {
+  Graph g;
+  g.output(silu(g.input("x", DType::F32, {2, 3})), "y");
+  auto plan = compile(g, no_dump());
+  EXPECT_THROW(plan->run({Tensor::empty(DType::F32, {3, 2})}), Error);
+  EXPECT_THROW(plan->run({Tensor::empty(DType::BF16, {2, 3})}), Error);
+  EXPECT_THROW(plan->run(std::span<const Tensor>{}), Error);
+}
+
+TEST(Compile, ShapeErrorsSurfaceWhileBuilding) {
+  Graph g;
+  Value a = g.input("a", DType::F32, {2, 3}), b = g.input("b", DType::F32, {4, 5});
+  EXPECT_THROW(matmul(a, b), Error);
+  EXPECT_THROW(add(a, b), Error);
+}
+
+TEST(Compile, NonContiguousInputsAreRead) {
+  const Tensor base = random_tensor(DType::F32, {5, 3}, 13);
+  const Tensor xt = base.transpose(0, 1);  // [3, 5] strided view
+  Graph g;
+  g.output(gelu(scale(g.input("x", DType::F32, {3, 5}), 2.0f)), "y");
+  auto plan = compile(g, no_dump());
+  const Tensor expect = ref(OpKind::Gelu, NoAttrs{}, {ref(OpKind::Scale, ScaleAttrs{2.0f, 0.0f}, {xt})});
+  EXPECT_LE(max_abs_diff(plan->run({xt})[0], expect), 1e-6f);
+}
+
+}  // namespace
+}  // namespace ltx::test
