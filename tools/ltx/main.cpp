@@ -11,6 +11,8 @@ namespace ltx::cli {
 std::span<const Command> commands() {
   static const std::vector<Command> table = {
       // One line per subcommand, e.g. {"inspect", "list a file's tensors and metadata", inspect},
+      {"inspect", "list a model file's metadata and tensors (safetensors or GGUF)", inspect},
+      {"compare", "per-tensor errors between two safetensors files", compare},
   };
   return table;
 }
