@@ -21,5 +21,6 @@ int inspect(Args args);   // inspect.cpp
 int compare(Args args);   // compare.cpp
 int bench(Args args);     // bench.cpp
 int selfcheck(Args args); // selfcheck.cpp
+int verify(Args args);    // verify.cpp
 
 }  // namespace ltx::cli

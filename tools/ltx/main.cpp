@@ -13,6 +13,7 @@ std::span<const Command> commands() {
       // One line per subcommand, e.g. {"inspect", "list a file's tensors and metadata", inspect},
       {"inspect", "list a model file's metadata and tensors (safetensors or GGUF)", inspect},
       {"compare", "per-tensor errors between two safetensors files", compare},
+      {"verify", "run the golden cases below the given folders against the engine", verify},
   };
   return table;
 }

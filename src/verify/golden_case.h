@@ -1,0 +1,37 @@
+// A golden case (tests/golden/README.md): a manifest, the official weights, inputs and expected tensors.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/json.h"
+#include "verify/compare.h"
+
+namespace ltx {
+
+enum class Precision { Validation, Production };
+Precision precision_from_name(const std::string& name);  // "validation" | "production"
+
+struct GoldenCase {
+  std::string dir;
+  std::string component;  // e.g. "dit", "gemma3_text"
+  std::string name;       // the case directory's name
+  nlohmann::json manifest;
+  std::vector<std::string> outputs;
+  std::vector<std::string> intermediates;
+
+  std::string weights_path() const;
+  std::string inputs_path() const;
+  std::string expected_path() const;
+  const nlohmann::json& params() const { return manifest.at("params"); }
+  CompareOptions tolerance(Precision p) const;
+};
+
+// Reads and validates dir/manifest.json; throws ltx::Error naming the file on a malformed manifest.
+GoldenCase load_golden_case(const std::string& dir);
+
+// Every directory holding a manifest.json below the given roots (a root may itself be a case), sorted.
+std::vector<std::string> find_golden_cases(const std::vector<std::string>& roots);
+
+}  // namespace ltx

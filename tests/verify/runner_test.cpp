@@ -1,0 +1,106 @@
+// The golden-case harness itself: a case passes only when every output matches, a perturbed expected tensor
+// fails, a missing output fails, and a component the engine lacks is "not implemented", never passed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/safetensors.h"
+#include "verify/runner.h"
+
+namespace ltx {
+namespace {
+namespace fs = std::filesystem;
+
+class GoldenHarness : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("ltx_verify_test_" + std::to_string(::getpid()));
+    fs::create_directories(root_);
+    // A test component: y = 2·x (exact in f32), with an intermediate "x.copy".
+    registry_.add("double_it", [](const GoldenCase& c, Precision) {
+      const Tensor x = SafetensorsFile::open(c.inputs_path()).get("x");
+      std::vector<float> v = x.to_floats();
+      for (float& f : v) f *= 2.0f;
+      return std::map<std::string, Tensor>{{"y", Tensor::from_floats(DType::F32, x.shape(), v)},
+                                           {"x.copy", x.clone()}};
+    });
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // Writes a case whose expected y is 2·x, optionally perturbed at one element.
+  std::string make_case(const std::string& name, const std::string& component, float perturb = 0.0f,
+                        bool with_y = true) {
+    const fs::path dir = root_ / name;
+    fs::create_directories(dir);
+    const std::vector<float> x = {0.5f, -1.25f, 3.0f, 7.5f, -0.125f, 2.0f};
+    std::vector<float> y;
+    for (float f : x) y.push_back(2.0f * f);
+    y[3] += perturb;
+    const Tensor tx = Tensor::from_floats(DType::F32, {2, 3}, x);
+    std::vector<std::pair<std::string, Tensor>> inputs = {{"x", tx}};
+    std::vector<std::pair<std::string, Tensor>> expected = {{"x.copy", tx}};
+    if (with_y) expected.emplace_back("y", Tensor::from_floats(DType::F32, {2, 3}, y));
+    write_safetensors((dir / "inputs.safetensors").string(), inputs);
+    write_safetensors((dir / "expected.safetensors").string(), expected);
+    write_safetensors((dir / "weights.safetensors").string(), inputs);
+    std::ofstream((dir / "manifest.json").string())
+        << R"({"format": 1, "component": ")" << component << R"(", "case": ")" << name
+        << R"(", "weights": "weights.safetensors", "inputs": "inputs.safetensors",
+            "expected": "expected.safetensors", "params": {}, "outputs": ["y"], "intermediates": ["x.copy"],
+            "tolerance": {"validation": {"atol": 1e-6, "rtol": 0}, "production": {"atol": 1e-2, "rtol": 0}}})";
+    return dir.string();
+  }
+
+  fs::path root_;
+  ComponentRegistry registry_;
+};
+
+TEST_F(GoldenHarness, MatchingCasePasses) {
+  const CaseResult r = run_golden_case(make_case("good", "double_it"), Precision::Validation, registry_);
+  EXPECT_EQ(r.status, CaseResult::Status::Passed) << r.error;
+  EXPECT_EQ(r.tensors.size(), 2u);
+}
+
+TEST_F(GoldenHarness, PerturbedExpectedTensorFails) {
+  const CaseResult r = run_golden_case(make_case("bad", "double_it", 1e-3f), Precision::Validation, registry_);
+  EXPECT_EQ(r.status, CaseResult::Status::Failed);
+  bool y_failed = false;
+  for (const auto& t : r.tensors) y_failed = y_failed || (t.name == "y" && !t.ok() && t.n_mismatched == 1);
+  EXPECT_TRUE(y_failed);
+  // The same perturbation is inside the looser production tolerance.
+  EXPECT_EQ(run_golden_case(make_case("bad2", "double_it", 1e-3f), Precision::Production, registry_).status,
+            CaseResult::Status::Passed);
+}
+
+TEST_F(GoldenHarness, OutputTheComponentDoesNotProduceFails) {
+  ComponentRegistry lazy;
+  lazy.add("double_it", [](const GoldenCase&, Precision) { return std::map<std::string, Tensor>{}; });
+  const CaseResult r = run_golden_case(make_case("lazy", "double_it"), Precision::Validation, lazy);
+  EXPECT_EQ(r.status, CaseResult::Status::Failed);
+}
+
+TEST_F(GoldenHarness, UnknownComponentIsNotImplemented) {
+  const CaseResult r = run_golden_case(make_case("later", "dit"), Precision::Validation, registry_);
+  EXPECT_EQ(r.status, CaseResult::Status::NotImplemented);
+}
+
+TEST_F(GoldenHarness, MalformedManifestFailsWithItsPath) {
+  const fs::path dir = root_ / "broken";
+  fs::create_directories(dir);
+  std::ofstream((dir / "manifest.json").string()) << R"({"format": 1, "component": )";
+  const CaseResult r = run_golden_case(dir.string(), Precision::Validation, registry_);
+  EXPECT_EQ(r.status, CaseResult::Status::Failed);
+  EXPECT_NE(r.error.find("manifest.json"), std::string::npos) << r.error;
+}
+
+TEST_F(GoldenHarness, FindsCasesRecursively) {
+  make_case("a", "double_it");
+  make_case("b", "dit");
+  EXPECT_EQ(find_golden_cases({root_.string()}).size(), 2u);
+  EXPECT_THROW(find_golden_cases({(root_ / "nope").string()}), Error);
+}
+
+}  // namespace
+}  // namespace ltx
