@@ -19,7 +19,15 @@ constexpr std::array<std::string_view, kGGUFTypeCount> kNames = {
 template <typename T>
 void put(std::ostringstream& out, const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
-    out << '"' << v << '"';
+    // Tokens hold newlines and control bytes; escape them so a rendering stays on one line.
+    out << '"';
+    for (unsigned char ch : v) {
+      if (ch == '"' || ch == '\\') out << '\\' << ch;
+      else if (ch == '\n') out << "\\n";
+      else if (ch < 0x20 || ch == 0x7f) out << "\\x" << "0123456789abcdef"[ch >> 4] << "0123456789abcdef"[ch & 15];
+      else out << ch;
+    }
+    out << '"';
   } else if constexpr (std::is_same_v<T, bool>) {
     out << (v ? "true" : "false");
   } else if constexpr (std::is_integral_v<T>) {

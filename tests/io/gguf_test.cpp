@@ -39,13 +39,14 @@ TEST_P(GGUFVersions, MetadataOfEveryType) {
   w.add_array<uint8_t>("arr.bool", 7, {1, 0, 1});
   w.add_string_array("arr.str", {"<pad>", "", "hello world"});
   w.add_array<uint64_t>("arr.empty", 10, {});
+  w.add_string("ctl", "a\nb\"\x01");
   test::TempDir dir;
   const std::string path = dir.file("meta.gguf");
   test::write_bytes(path, w.build());
 
   const auto f = GGUFFile::open(path);
   EXPECT_EQ(f.version(), GetParam());
-  EXPECT_EQ(f.metadata().size(), 17u);
+  EXPECT_EQ(f.metadata().size(), 18u);
   EXPECT_EQ(f.value("u8").type(), GGUFType::U8);
   EXPECT_EQ(f.value("u8").as_int(), 200);
   EXPECT_EQ(f.value("i8").as_int(), -100);
@@ -67,6 +68,7 @@ TEST_P(GGUFVersions, MetadataOfEveryType) {
   EXPECT_EQ(std::get<std::vector<std::string>>(strs.values), (std::vector<std::string>{"<pad>", "", "hello world"}));
   EXPECT_EQ(f.value("arr.empty").as_array().size(), 0u);
   EXPECT_EQ(f.value("arr.str").str(2), R"([string x 3] "<pad>", "", ...)");
+  EXPECT_EQ(f.value("ctl").str(), R"("a\nb\"\x01")");  // one line however odd the token
   EXPECT_EQ(f.find("absent"), nullptr);
   test::expect_error([&] { f.value("absent"); }, {path, "no metadata key 'absent'"});
   test::expect_error([&] { f.value("str").as_int(); }, {"string, not an integer"});
