@@ -13,7 +13,9 @@ std::span<const Command> commands() {
       // One line per subcommand, e.g. {"inspect", "list a file's tensors and metadata", inspect},
       {"inspect", "list a model file's metadata and tensors (safetensors or GGUF)", inspect},
       {"compare", "per-tensor errors between two safetensors files", compare},
+      {"selfcheck", "check every optimized kernel against its reference on this CPU", selfcheck},
       {"verify", "run the golden cases below the given folders against the engine", verify},
+      {"bench", "our kernels beside oneDNN: GEMM, attention, conv (markdown table)", bench},
   };
   return table;
 }
