@@ -1,0 +1,61 @@
+// Our blocked GEMM: one 2-D problem out[M, N] = a[M, K]·b[K, N] with strided, typed operands. try_matmul
+// (matmul_opt.cpp) reduces a MatMul call to a sequence of these; the AVX-512 implementation lives in
+// matmul_*_avx512.cpp and is only called when the CPU has AVX-512F/BW/VL/DQ and BF16.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <span>
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "ops/op.h"
+
+namespace ltx::cpu::gemm {
+
+// How products are formed; accumulation is f32 in both.
+enum class Compute : uint8_t {
+  F32,   // f32 FMA: operands converted to f32 exactly (f32, bf16, f16, dequantized weights)
+  BF16,  // vdpbf16ps: both operands rounded to bf16 (exact when they already are), products exact in f32
+};
+
+struct OperandA {  // a(m, k) at data + (m·sm + k·sk) elements; f32, bf16 or f16
+  const std::byte* data = nullptr;
+  DType dtype = DType::F32;
+  int64_t sm = 0, sk = 0;
+};
+
+struct OperandB {  // b(k, n); plain: data + (k·sk + n·sn) elements; quantized: row n (whole blocks along k) at
+                   // data + n·row_bytes
+  const std::byte* data = nullptr;
+  DType dtype = DType::F32;
+  int64_t sk = 0, sn = 0;
+  int64_t row_bytes = 0;
+};
+
+struct Problem {
+  int64_t m = 0, n = 0, k = 0;
+  OperandA a;
+  OperandB b;
+  std::byte* out = nullptr;  // out(m, n) at out + (m·ldo + n) elements of out_dtype (f32, bf16 or f16)
+  DType out_dtype = DType::F32;
+  int64_t ldo = 0;
+  Compute compute = Compute::F32;
+};
+
+// True when this CPU runs the AVX-512 kernels (checked once).
+bool avx512_available();
+
+// Runs p on the process thread pool. Precondition: avx512_available(); m, n >= 1; k >= 0.
+void run_avx512(const Problem& p);
+
+// A whole MatMul call (kernel contract of kernels.h) on our own kernel; false when it does not handle it.
+// try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp).
+bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out);
+
+// Peak multiply-add throughput of this machine over all pool threads, in GFLOP/s (2 flops per multiply-add),
+// measured with independent FMA (F32) or vdpbf16ps (BF16) chains: the ceiling a GEMM is judged against.
+double measure_peak_gflops(Compute c);
+
+}  // namespace ltx::cpu::gemm

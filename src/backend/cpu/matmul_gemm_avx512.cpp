@@ -1,0 +1,150 @@
+// The AVX-512 GEMM driver: splits C over a tm×tn grid of threads (one parallel region, no barriers), and each
+// thread runs the blocked loop nest of matmul_avx512.h over its own block with thread-local packing buffers.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "backend/cpu/matmul_avx512.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+
+namespace ltx::cpu::gemm {
+namespace {
+
+// A 64-byte aligned scratch buffer that only grows: after the first call at a shape, calls allocate nothing.
+class Scratch {
+ public:
+  std::byte* get(int64_t bytes) {
+    if (bytes > size_) {
+      const auto rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
+      data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
+      LTX_CHECK(data_ != nullptr, "cpu", "matmul: out of memory for a ", rounded, "-byte packing buffer");
+      size_ = bytes;
+    }
+    return data_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::byte, Free> data_;
+  int64_t size_ = 0;
+};
+
+struct Range {
+  int64_t begin, end;
+};
+
+// Part i of `parts` of [0, n), cut at multiples of `unit`.
+Range split(int64_t n, int64_t unit, int parts, int i) {
+  const int64_t units = (n + unit - 1) / unit;
+  return {std::min(n, units * i / parts * unit), std::min(n, units * (i + 1) / parts * unit)};
+}
+
+// Threads along M (tm) and N (tn), tm·tn = threads. Each thread packs its own A rows once per column block and
+// its own B columns once, so the grid minimizes the duplicated packing tn·M + tm·N (in units of K).
+void choose_grid(const Problem& p, int threads, int& tm, int& tn) {
+  const int64_t strips_m = (p.m + kMR - 1) / kMR, strips_n = (p.n + kNR - 1) / kNR;
+  tm = 1;
+  tn = 1;
+  int64_t best = -1;
+  for (int a = 1; a <= threads; ++a) {
+    if (threads % a != 0) continue;
+    const int b = threads / a;
+    if (a > strips_m || b > strips_n) continue;
+    const int64_t cost = b * p.m + a * p.n;
+    if (best < 0 || cost < best) {
+      best = cost;
+      tm = a;
+      tn = b;
+    }
+  }
+}
+
+void zero_output(const Problem& p, Range rows) {
+  const auto es = static_cast<size_t>(dtype_block_bytes(p.out_dtype));
+  for (int64_t i = rows.begin; i < rows.end; ++i)
+    std::memset(p.out + i * p.ldo * static_cast<int64_t>(es), 0, static_cast<size_t>(p.n) * es);
+}
+
+void run_block(const Problem& p, Range rows, Range cols) {
+  if (rows.begin >= rows.end || cols.begin >= cols.end) return;
+  thread_local Scratch a_scratch, b_scratch, c_scratch;
+  const int64_t kc_max = kc_for(p.compute);
+  std::byte* a_buf = a_scratch.get(kMC / kMR * a_strip_bytes(p.compute));
+  std::byte* b_buf = b_scratch.get(kNC / kNR * b_strip_bytes(p.compute));
+  const bool f32_out = p.out_dtype == DType::F32;
+  // A non-f32 output needs f32 partial sums across KC slices: [rows][NC].
+  const bool partials = !f32_out && p.k > kc_max;
+  float* c_buf = partials ? reinterpret_cast<float*>(c_scratch.get((rows.end - rows.begin) * kNC * 4)) : nullptr;
+  const int64_t out_es = static_cast<int64_t>(dtype_block_bytes(p.out_dtype));
+
+  for (int64_t jc = cols.begin; jc < cols.end; jc += kNC) {
+    const int64_t nc = std::min(kNC, cols.end - jc);
+    for (int64_t pc = 0; pc < p.k; pc += kc_max) {
+      const int64_t kc = std::min(kc_max, p.k - pc);
+      const bool first = pc == 0, last = pc + kc >= p.k;
+      pack_b(p, pc, kc, jc, nc, b_buf);
+      for (int64_t ic = rows.begin; ic < rows.end; ic += kMC) {
+        const int64_t mc = std::min(kMC, rows.end - ic);
+        pack_a(p, ic, mc, pc, kc, a_buf);
+        // Strips of equal height (60 rows: 5 x 12, not 4 x 14 + 4): a short strip reloads b for few rows.
+        const int64_t height = (mc + (mc + kMR - 1) / kMR - 1) / ((mc + kMR - 1) / kMR);
+        for (int64_t ir = 0; ir < mc; ir += height) {
+          const int r = static_cast<int>(std::min<int64_t>(height, mc - ir));
+          const std::byte* a_strip = a_buf + ir * a_strip_bytes(p.compute) / kMR;
+          for (int64_t jr = 0; jr < nc; jr += kNR) {
+            const int c = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+            const std::byte* b_strip = b_buf + jr / kNR * b_strip_bytes(p.compute);
+            const int64_t row = ic + ir, col = jc + jr;
+            TileOut t;
+            t.accumulate = !first;
+            if (f32_out) {
+              t.c = reinterpret_cast<float*>(p.out) + row * p.ldo + col;
+              t.ldc = p.ldo;
+            } else {
+              if (partials) {
+                t.c = c_buf + (row - rows.begin) * kNC + jr;
+                t.ldc = kNC;
+              }
+              if (last) {
+                t.out = p.out + (row * p.ldo + col) * out_es;
+                t.ldo = p.ldo;
+                t.out_dtype = p.out_dtype;
+              }
+            }
+            if (p.compute == Compute::F32)
+              kernel_f32(r, reinterpret_cast<const float*>(a_strip), reinterpret_cast<const float*>(b_strip), kc, c,
+                         t);
+            else
+              kernel_bf16(r, reinterpret_cast<const uint16_t*>(a_strip),
+                          reinterpret_cast<const uint16_t*>(b_strip), kc, c, t);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void run_avx512(const Problem& p) {
+  if (p.k == 0) {  // an empty sum: zeros
+    zero_output(p, {0, p.m});
+    return;
+  }
+  // Below ~1 MFLOP the pool's wake-up costs more than the second thread saves.
+  const bool tiny = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6;
+  int tm = 1, tn = 1;
+  if (!tiny) choose_grid(p, thread_count(), tm, tn);
+  parallel_for(tm * tn, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int i = static_cast<int>(t) / tn, j = static_cast<int>(t) % tn;
+      run_block(p, split(p.m, kMR, tm, i), split(p.n, kNR, tn, j));
+    }
+  });
+}
+
+}  // namespace ltx::cpu::gemm

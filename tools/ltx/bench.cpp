@@ -1,0 +1,187 @@
+// `ltx bench`: our kernels beside a vendor peer (oneDNN) measured in the same run, as a markdown table.
+// Each figure is the median of --reps timed runs after one warm-up; ours and the peer's runs alternate so that
+// load from other processes hits both alike.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/onednn_matmul.h"
+#include "backend/cpu/onednn_peers.h"
+#include "commands.h"
+#include "core/error.h"
+#include "core/tensor.h"
+#include "core/thread_pool.h"
+
+namespace ltx::cli {
+namespace {
+
+struct Options {
+  int reps = 5;
+  bool quick = false;
+  bool all_ops = false;  // time attention/conv through cpu::run even when only the reference kernel exists
+};
+
+Options parse(Args args) {
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--reps" && i + 1 < args.size()) {
+      o.reps = std::max(1, std::atoi(args[++i]));
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--all-ops") {
+      o.all_ops = true;
+    } else {
+      fail("bench", "unknown argument '" + std::string(a) +
+                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops]");
+    }
+  }
+  return o;
+}
+
+double seconds_of(const std::function<void()>& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median seconds of ours and peer, interleaved; a null `ours` is not timed.
+std::pair<double, double> time_pair(int reps, const std::function<void()>& ours, const std::function<void()>& peer) {
+  if (ours) ours();
+  peer();
+  std::vector<double> a, b;
+  for (int r = 0; r < reps; ++r) {
+    if (ours) a.push_back(seconds_of(ours));
+    b.push_back(seconds_of(peer));
+  }
+  return {ours ? median(a) : 0.0, median(b)};
+}
+
+Tensor random_tensor(DType dt, const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(shape.numel()));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_floats(dt, shape, v);
+}
+
+struct Peaks {
+  double f32 = 0, bf16 = 0;
+  double of(DType t) const { return t == DType::F32 ? f32 : bf16; }
+};
+
+void print_row(const std::string& what, DType dt, double flops, double ours_s, double peer_s, const Peaks& peak,
+               const std::string& note) {
+  const double peer_gf = flops / peer_s / 1e9;
+  if (ours_s <= 0) {
+    std::printf("| %s | %s | not implemented | %.1f | - | - | %s |\n", what.c_str(), dtype_name(dt).data(), peer_gf,
+                note.c_str());
+  } else {
+    const double ours_gf = flops / ours_s / 1e9;
+    std::printf("| %s | %s | %.1f | %.1f | %.2f | %.0f%% | %s |\n", what.c_str(), dtype_name(dt).data(), ours_gf,
+                peer_gf, ours_gf / peer_gf, 100.0 * ours_gf / peak.of(dt), note.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// x [M, K] · W [N, K]ᵀ, the Linear layout of every weight in the models.
+void bench_matmul(const Options& o, const Peaks& peaks, int64_t m, int64_t k, int64_t n, DType dt) {
+  const Tensor a = random_tensor(dt, Shape{m, k}, 1);
+  const Tensor w = random_tensor(dt, Shape{n, k}, 2);
+  const Tensor out = Tensor::empty(dt, Shape{m, n});
+  const Tensor peer_out = Tensor::empty(dt, Shape{m, n});
+  const MatMulAttrs attrs{false, true};
+  const std::vector<Tensor> in{a, w};
+  cpu::onednn::MatmulShape s;
+  s.m = m, s.n = n, s.k = k, s.a = s.b = s.out = dt, s.lda = k, s.b_sk = 1, s.b_sn = k, s.ldo = n;
+  s.packed_weights = true;
+  cpu::onednn::Matmul peer(s);
+  peer.set_weights(w.raw());
+  const auto [ours_s, peer_s] = time_pair(
+      o.reps, [&] { LTX_CHECK(cpu::gemm::matmul_own(attrs, in, out), "bench", "our matmul declined the call"); },
+      [&] { peer.run(a.raw(), peer_out.raw()); });
+  const std::string what =
+      std::to_string(m) + "×" + std::to_string(k) + "·" + std::to_string(k) + "×" + std::to_string(n);
+  print_row("matmul " + what, dt, 2.0 * m * n * k, ours_s, peer_s, peaks, "peer: weights pre-packed");
+}
+
+void bench_attention(const Options& o, const Peaks& peaks, int64_t tq, int64_t tk, DType dt) {
+  const int64_t h = 32, d = 128;
+  const Tensor q = random_tensor(dt, Shape{1, h, tq, d}, 3);
+  const Tensor k = random_tensor(dt, Shape{1, h, tk, d}, 4);
+  const Tensor v = random_tensor(dt, Shape{1, h, tk, d}, 5);
+  const Tensor out = Tensor::empty(dt, Shape{1, h, tq, d});
+  const Tensor peer_out = Tensor::empty(dt, Shape{1, h, tq, d});
+  cpu::onednn::AttentionPeer peer(h, tq, tk, d, dt);
+  const std::vector<Tensor> in{q, k, v};
+  std::function<void()> ours;
+  if (o.all_ops) ours = [&] { cpu::run(OpKind::Attention, AttentionAttrs{}, in, out); };
+  const auto [ours_s, peer_s] = time_pair(o.reps, ours, [&] { peer.run(q.raw(), k.raw(), v.raw(), peer_out.raw()); });
+  const std::string what = "attention " + std::to_string(tq) + "q×" + std::to_string(tk) + "k, 32×128";
+  print_row(what, dt, 4.0 * h * tq * tk * d, ours_s, peer_s, peaks, "peer: matmul+softmax+matmul");
+}
+
+void bench_conv(const Options& o, const Peaks& peaks, DType dt) {
+  const int64_t c = 1024, sp[3] = {4, 16, 24}, kern[3] = {3, 3, 3}, pad[3] = {1, 1, 1};
+  const Tensor x = random_tensor(dt, Shape{1, c, sp[0], sp[1], sp[2]}, 6);
+  const Tensor w = random_tensor(dt, Shape{c, c, 3, 3, 3}, 7);
+  const Tensor out = Tensor::empty(dt, Shape{1, c, sp[0], sp[1], sp[2]});
+  cpu::onednn::ConvPeer peer(c, c, sp, kern, pad, dt);
+  peer.set_inputs(x.raw(), w.raw());
+  ConvAttrs attrs;
+  attrs.spatial = 3;
+  attrs.pad_before = {1, 1, 1};
+  attrs.pad_after = {1, 1, 1};
+  const std::vector<Tensor> in{x, w};
+  std::function<void()> ours;
+  if (o.all_ops) ours = [&] { cpu::run(OpKind::Conv, attrs, in, out); };
+  const auto [ours_s, peer_s] = time_pair(o.reps, ours, [&] { peer.run(); });
+  const double flops = 2.0 * c * c * 27 * sp[0] * sp[1] * sp[2];
+  print_row("conv3d 1024→1024 3×3×3 @4×16×24", dt, flops, ours_s, peer_s, peaks, "peer: oneDNN conv, own layouts");
+}
+
+}  // namespace
+
+int bench(Args args) {
+  const Options o = parse(args);
+  LTX_CHECK(cpu::gemm::avx512_available(), "bench", "this CPU lacks AVX-512 with BF16; our GEMM does not run here");
+  Peaks peaks;
+  peaks.f32 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::F32);
+  peaks.bf16 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::BF16);
+  std::printf("threads: %d; peak measured with independent FMA / vdpbf16ps chains: f32 %.0f GFLOP/s, bf16 %.0f "
+              "GFLOP/s; median of %d runs\n\n",
+              thread_count(), peaks.f32, peaks.bf16, o.reps);
+  std::printf("| case | dtype | ours GFLOP/s | peer GFLOP/s | ours/peer | ours %% of peak | note |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  struct MKN {
+    int64_t m, k, n;
+  };
+  const std::vector<MKN> shapes =
+      o.quick ? std::vector<MKN>{{60, 640, 2048}, {256, 1024, 1024}}
+              : std::vector<MKN>{{1536, 4096, 4096}, {1536, 4096, 16384}, {1536, 16384, 4096}, {1024, 3840, 15360},
+                                 {60, 640, 2048}};
+  for (DType dt : {DType::BF16, DType::F32})
+    for (const MKN& s : shapes) bench_matmul(o, peaks, s.m, s.k, s.n, dt);
+  if (o.quick) return 0;
+  for (DType dt : {DType::BF16, DType::F32}) {
+    bench_attention(o, peaks, 1536, 1536, dt);
+    bench_attention(o, peaks, 1536, 1024, dt);
+    bench_conv(o, peaks, dt);
+  }
+  return 0;
+}
+
+}  // namespace ltx::cli
