@@ -44,7 +44,7 @@ class GoldenFile {
 
 // The same values in a non-contiguous layout: transposed storage of the last two axes when both exceed 1 (so
 // the unit stride sits on another axis), else every other element of a buffer twice as long on the last axis.
-inline Tensor strided_copy(const Tensor& t) {
+inline Tensor non_contiguous_copy(const Tensor& t) {
   if (t.rank() >= 2 && t.shape().dim(-1) > 1 && t.shape().dim(-2) > 1) return non_contiguous(t);
   Shape wide = t.shape();
   wide[t.rank() - 1] *= 2;
@@ -67,7 +67,7 @@ inline void check_golden(const GoldenFile& golden, const std::string& name, OpKi
   expect_close(ref, expected, tol.atol, tol.rtol, "contiguous");
 
   std::vector<Tensor> strided;
-  for (const Tensor& t : in) strided.push_back(t.rank() >= 1 ? strided_copy(t) : t);
+  for (const Tensor& t : in) strided.push_back(t.rank() >= 1 ? non_contiguous_copy(t) : t);
   expect_close(run_reference(kind, attrs, strided), expected, tol.atol, tol.rtol, "non-contiguous");
 
   expect_close(run_dispatched(kind, attrs, in), ref, 0.0f, 0.0f, "dispatched vs reference");
