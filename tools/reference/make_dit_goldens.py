@@ -48,10 +48,6 @@ AV_TIMESTEP_SEMANTICS = (
 )
 
 
-def _dit_rules(name: str, shape: tuple[int, ...], seed: int):
-    return None  # defaults of golden_case.default_init_value fit every DiT parameter, tables included
-
-
 def build_model(style: str, video_only: bool):
     from ltx_core.model.transformer.model_configurator import LTXModelConfigurator, LTXVideoOnlyModelConfigurator
 
@@ -62,11 +58,12 @@ def build_model(style: str, video_only: bool):
     model = model.to_empty(device="cpu").float().eval()
     if list(model.named_buffers()):
         raise RuntimeError("unexpected buffers in LTXModel; they would not be in the weights file")
-    seeded_init_(model, seed=hash_style(style, video_only), rules=[_dit_rules])
+    # golden_case.default_init_value fits every DiT parameter, the torch.empty scale_shift_table* included.
+    seeded_init_(model, seed=_model_seed(style, video_only))
     return model, cfg
 
 
-def hash_style(style: str, video_only: bool) -> int:
+def _model_seed(style: str, video_only: bool) -> int:
     return {"ltx2": 1000, "ltx23": 2000, "legacy_video_only": 3000}[style] + (1 if video_only else 0)
 
 
