@@ -28,6 +28,9 @@ GENERATORS = {
     "make_text_goldens": ("text",),
     "make_dit_goldens": ("dit",),
     "make_vae_goldens": ("vae",),
+    "make_audio_goldens": ("audio",),
+    "make_upsampler_goldens": ("upsampler",),
+    "make_schedule_goldens": ("schedule",),
 }
 
 
