@@ -64,6 +64,9 @@ TEST_F(SafetensorsCorrupt, MalformedJson) {
   expect_error([&] { SafetensorsFile::open(path); }, {path, "malformed JSON"});
   expect_open_error(make(R"([1, 2])"), {"not a JSON object"});
   expect_open_error(make(R"({"t": 5})"), {"entry 't' is not an object"});
+  const std::string twice = make(R"({"t":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
+                                R"("t":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})");
+  expect_error([&] { SafetensorsFile::open(twice); }, {twice, "duplicate key \"t\""});
 }
 
 TEST_F(SafetensorsCorrupt, MissingAndIllTypedFields) {
