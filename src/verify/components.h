@@ -9,4 +9,7 @@ namespace ltx {
 // "not implemented" in verify's summary, never as passed.
 void register_builtin_components(ComponentRegistry& registry);
 
+// Per-family registrations, one file each (called by register_builtin_components).
+void register_schedule_runners(ComponentRegistry& registry);  // schedule_runners.cpp
+
 }  // namespace ltx

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "io/safetensors.h"
+#include "verify/components.h"
 #include "verify/runner.h"
 
 namespace ltx {
@@ -100,6 +101,39 @@ TEST_F(GoldenHarness, FindsCasesRecursively) {
   make_case("b", "dit");
   EXPECT_EQ(find_golden_cases({root_.string()}).size(), 2u);
   EXPECT_THROW(find_golden_cases({(root_ / "nope").string()}), Error);
+}
+
+}  // namespace
+}  // namespace ltx
+
+namespace ltx {
+namespace {
+namespace fs = std::filesystem;
+
+// The committed schedule golden passes through the built-in components, and the same case with one expected
+// value nudged by 1e-5 fails: the harness can fail on real goldens.
+TEST(GoldenHarnessOnCommittedCases, PerturbedScheduleGoldenFails) {
+  const fs::path src = fs::path(LTX_SOURCE_DIR) / "tests/golden/schedule/ltx2_scheduler";
+  ASSERT_TRUE(fs::exists(src / "manifest.json"));
+  ComponentRegistry registry;
+  register_builtin_components(registry);
+  EXPECT_EQ(run_golden_case(src.string(), Precision::Validation, registry).status, CaseResult::Status::Passed);
+
+  const fs::path dir = fs::temp_directory_path() / ("ltx_verify_perturbed_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(src, dir);
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  {
+    const SafetensorsFile expected = SafetensorsFile::open((dir / "expected.safetensors").string());
+    for (const TensorInfo& info : expected.tensors()) tensors.emplace_back(info.name, expected.get(info.name).clone());
+  }
+  std::vector<float> v = tensors[0].second.to_floats();
+  v[1] += 1e-5f;
+  tensors[0].second = Tensor::from_floats(DType::F32, tensors[0].second.shape(), v);
+  write_safetensors((dir / "expected.safetensors").string(), tensors);
+  const CaseResult r = run_golden_case(dir.string(), Precision::Validation, registry);
+  EXPECT_EQ(r.status, CaseResult::Status::Failed);
+  fs::remove_all(dir);
 }
 
 }  // namespace
