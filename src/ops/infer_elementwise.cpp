@@ -10,7 +10,8 @@ namespace {
 
 std::string shapes_of(Inputs in) {
   std::string s;
-  for (size_t i = 0; i < in.size(); ++i) s += (i ? ", " : "") + std::string(dtype_name(in[i].dtype)) + in[i].shape.str();
+  for (size_t i = 0; i < in.size(); ++i)
+    s += (i ? ", " : "") + std::string(dtype_name(in[i].dtype)) + in[i].shape.str();
   return s;
 }
 

@@ -11,7 +11,8 @@ namespace {
 
 std::string shapes_of(Inputs in) {
   std::string s;
-  for (size_t i = 0; i < in.size(); ++i) s += (i ? ", " : "") + std::string(dtype_name(in[i].dtype)) + in[i].shape.str();
+  for (size_t i = 0; i < in.size(); ++i)
+    s += (i ? ", " : "") + std::string(dtype_name(in[i].dtype)) + in[i].shape.str();
   return s;
 }
 
@@ -22,7 +23,8 @@ void check_affine(OpKind kind, const NormAttrs& a, Inputs in, int64_t n, const c
             a.weight != NormWeight::None ? ", weight" : "", a.bias ? ", bias" : "", "), got ", in.size(), " (",
             shapes_of(in), ")");
   for (size_t i = 1; i < in.size(); ++i) {
-    LTX_CHECK(in[i].shape == Shape{n}, "op", op_name(kind), ": ", i == 1 && a.weight != NormWeight::None ? "weight" : "bias",
+    const char* role = i == 1 && a.weight != NormWeight::None ? "weight" : "bias";
+    LTX_CHECK(in[i].shape == Shape{n}, "op", op_name(kind), ": ", role,
               " must be [", n, "] (", what, " of x ", in[0].shape.str(), "), got ", in[i].shape.str());
     LTX_CHECK(dtype_is_float(in[i].dtype), "op", op_name(kind), ": weight/bias must be a float dtype, got ",
               shapes_of(in));

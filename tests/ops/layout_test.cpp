@@ -83,7 +83,9 @@ TEST(Layout, MovesI64Exactly) {
   const std::vector<int64_t> a = {(int64_t{1} << 40) + 1, -3, (int64_t{1} << 53) + 7, 5, 6, 7};
   const Tensor x = Tensor::from_ints(DType::I64, Shape{2, 3}, a);
   const Tensor cat = run_reference(OpKind::Concat, AxisAttrs{0}, {x, x});
-  EXPECT_EQ(cat.to_ints(), (std::vector<int64_t>{a[0], a[1], a[2], a[3], a[4], a[5], a[0], a[1], a[2], a[3], a[4], a[5]}));
+  std::vector<int64_t> twice = a;
+  twice.insert(twice.end(), a.begin(), a.end());
+  EXPECT_EQ(cat.to_ints(), twice);
   const Tensor t = run_reference(OpKind::Permute, perm({1, 0}), {x});
   EXPECT_EQ(t.to_ints(), (std::vector<int64_t>{a[0], a[3], a[1], a[4], a[2], a[5]}));
 }
@@ -103,7 +105,8 @@ TEST(Layout, GatherDequantizesQuantizedRows) {
     const int64_t table_row[4] = {9, 1, 5, 9};
     for (int64_t r = 0; r < 4; ++r)
       for (int64_t j = 0; j < dim; ++j)
-        ASSERT_EQ(got[static_cast<size_t>(r * dim + j)], all[static_cast<size_t>(table_row[r] * dim + j)]) << r << "," << j;
+        ASSERT_EQ(got[static_cast<size_t>(r * dim + j)], all[static_cast<size_t>(table_row[r] * dim + j)])
+            << r << "," << j;
   }
 }
 

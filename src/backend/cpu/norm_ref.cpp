@@ -12,7 +12,9 @@
 namespace ltx::cpu::ref {
 namespace {
 
-float load(const Tensor& t, const int64_t* idx) { return load_as_f32(t.raw() + element_byte_offset(t, idx), t.dtype()); }
+float load(const Tensor& t, const int64_t* idx) {
+  return load_as_f32(t.raw() + element_byte_offset(t, idx), t.dtype());
+}
 
 void store(const Tensor& out, const int64_t* idx, float v) {
   store_from_f32(out.raw() + element_byte_offset(out, idx), out.dtype(), v);
