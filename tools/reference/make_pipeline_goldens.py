@@ -1,0 +1,582 @@
+"""Whole-pipeline golden cases (group `pipeline`): tiny text-to-video+audio runs through the official sampling code.
+
+Both cases run ltx_pipelines 1.0.0's sampling functions in the order its pipelines call them, in fp32 on the CPU,
+with every tiny component loaded through the official `ModelLedger` from a monolithic checkpoint written like a
+real one (`config` metadata with the `transformer`, `vae`, `audio_vae`, `vocoder` sections of the components the
+case holds). Gemma and the connectors are skipped: the text contexts (the EmbeddingsProcessor outputs) are seeded
+random inputs.
+
+  t2v_audio_one_stage  TI2VidOneStagePipeline.__call__ without images: LTX2Scheduler sigmas, CFG + STG + modality
+                       isolation + rescale with the LTX-2.3 default guider params (4 DiT passes per step),
+                       Euler steps, then video VAE decode and audio VAE decode + vocoder.
+  two_stage            TI2VidTwoStagesPipeline.__call__ without images and with an empty distilled-LoRA list:
+                       stage 1 as above at half resolution, ×2 spatial latent upsample (upsample_video with the
+                       VAE encoder's statistics), stage 2 on the upsampled video and the stage-1 audio with
+                       STAGE_2_DISTILLED_SIGMA_VALUES, noise re-injected with noise_scale = sigma_0 from the SAME
+                       generator, one unguided DiT pass per step. Ends at the final latents: the decoders are
+                       the one-stage case's, and their weights would overrun the size budget.
+
+Names (prefix `stage1.` / `stage2.` in the two-stage case; token layout [B,T,C] unless noted):
+- inputs: `noise.NNNN` every tensor drawn from the pipeline's torch.Generator, in draw order (params.noise_draws);
+  `context.{video,audio}.{positive,negative}` the text contexts [1,S,D].
+- intermediates: `sigmas`; `positions.{video,audio}`; `latents.{video,audio}.initial` (after the noiser),
+  `latents.{video,audio}.stepNN` (after Euler step NN); `x0.{video,audio}.stepNN.{cond,uncond,perturbed,isolated}`
+  (X0Model outputs of each DiT pass, in call order) and `x0.{video,audio}.stepNN.guided` (the denoise function's
+  result that the Euler step consumes); two-stage: `upsampled.video` [B,C,F,H,W]; decode: `audio.mel`
+  [B,2,T,64] (audio VAE decoder output, vocoder input).
+- outputs: `latents.video.final` [B,C,F,H,W], `latents.audio.final` [B,C,T,mel/4] (unpatchified); one-stage also
+  `video.decoded` [B,3,F,H,W] (float decoder output) and `audio.waveform` [2,N] at params.audio_sampling_rate.
+
+Deviations from the pipelines' own __call__, all forced by tiny weights and none numeric:
+- the video latent channel count comes from the tiny config (PipelineComponents.video_latent_channels is
+  overridden; 1.0.0 fixes it at 128);
+- the audio latent is [B, z=1, T, 16] instead of [B, 8, T, 16]: denoise_audio_video builds it through
+  AudioLatentShape.from_video_pixel_shape with the default channels=8, and a 8×16-token audio VAE cannot be tiny
+  (its width must equal channels·mel/4). `denoise_audio_video_tiny` below does what denoise_audio_video does
+  (noise_video_state, then the audio state, then the loop, clear_conditioning, unpatchify) with that one argument;
+- no Gemma / prompt enhancement, no image conditionings, no VAE tiling; torch.cuda calls are not made.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+from component_roundtrip import roundtrip, stats_rule
+from golden_case import GoldenCase, Recorder, canonical_json, seeded_init_, seeded_randn, write_safetensors
+from make_audio_goldens import VOCODER_2_3, audio_vae_config, audio_vae_key, fill_mel_stft, quiet_conv_post_rule
+from make_upsampler_goldens import upsampler_config
+from make_vae_goldens import CONFIG_2_3, STATS, record_randn, scale_multiplier_rule, vae_key
+from tiny_configs import checkpoint_config
+
+GROUPS = ("pipeline",)
+GENERATOR = "tools/reference/make_pipeline_goldens.py"
+DIT_PREFIX = "model.diffusion_model."
+UPSAMPLER_PREFIX = "spatial_upsampler."
+# Errors compound over the steps and the guidance scales (up to 7) amplify the DiT's rounding differences.
+TOLERANCE = {"validation": {"atol": 1e-3, "rtol": 1e-3}, "production": {"atol": 1.5e-1, "rtol": 1.5e-1}}
+
+SEED = 10  # PipelineParams.seed
+FPS = 24.0
+NUM_FRAMES = 9  # 2 latent frames
+CONTEXT_TOKENS = 8
+VIDEO_CHANNELS = 8  # DiT in_channels of tiny_configs
+AUDIO_Z = 1  # audio latent channels (real 8)
+AUDIO_LATENT_MEL = 16  # 64 mel bins / 4, as in the real model (the vocoder needs 64 mel bins)
+AUDIO_TOKEN_WIDTH = AUDIO_Z * AUDIO_LATENT_MEL
+
+
+def transformer_config() -> dict:
+    """The LTX-2.3 tiny DiT of tiny_configs with audio tokens as wide as the tiny audio latent."""
+    cfg = checkpoint_config("ltx23")
+    cfg["transformer"].update(audio_in_channels=AUDIO_TOKEN_WIDTH, audio_out_channels=AUDIO_TOKEN_WIDTH)
+    return cfg
+
+
+def component_configs(decode: bool, upsample: bool) -> tuple[dict, dict | None]:
+    """(monolith `config` metadata, upsampler file `config` or None). Only the components the case runs."""
+    vae = copy.deepcopy(CONFIG_2_3["vae"])
+    vae["latent_channels"] = VIDEO_CHANNELS
+    config = {**transformer_config(), "vae": vae}
+    if decode:
+        # Real depth (3 levels: x4 in time and mel), width 16 throughout to keep the file small.
+        config.update(audio_vae_config(ch=AUDIO_TOKEN_WIDTH, ch_mult=[1, 1, 1], z_channels=AUDIO_Z,
+                                       mel_bins=4 * AUDIO_LATENT_MEL, num_res_blocks=1))
+        config.update(copy.deepcopy(VOCODER_2_3))
+    up = None
+    if upsample:
+        up = upsampler_config(1, True, False, 2.0, False)
+        up["in_channels"] = VIDEO_CHANNELS
+    return config, up
+
+
+def build_weights(config: dict, decode: bool, up_config: dict | None) -> tuple[dict, dict]:
+    """Checkpoint-named seeded weights of every component: (monolith tensors, upsampler-file tensors).
+
+    With an upsampler but no decoders only the VAE's `vae.per_channel_statistics.*` are stored (the part of the
+    VAE that upsample_video uses); a tiny encoder of the same depth would be most of the size budget."""
+    from ltx_core.model.audio_vae import (
+        AUDIO_VAE_DECODER_COMFY_KEYS_FILTER,
+        VOCODER_COMFY_KEYS_FILTER,
+        AudioDecoderConfigurator,
+        VocoderConfigurator,
+    )
+    from ltx_core.model.transformer.model_configurator import LTXModelConfigurator
+    from ltx_core.model.upsampler import LatentUpsamplerConfigurator
+    from ltx_core.model.video_vae import (
+        VAE_DECODER_COMFY_KEYS_FILTER,
+        VideoDecoderConfigurator,
+    )
+
+    dit = LTXModelConfigurator.from_config(config).to_empty(device="cpu").float()
+    seeded_init_(dit, seed=7000)
+    weights = {DIT_PREFIX + k: v.detach().clone() for k, v in dit.state_dict().items()}
+    parts = []
+    if decode:
+        parts += [
+            (VideoDecoderConfigurator, VAE_DECODER_COMFY_KEYS_FILTER, vae_key("decoder"), 7100,
+             [stats_rule, scale_multiplier_rule], STATS, None),
+            (AudioDecoderConfigurator, AUDIO_VAE_DECODER_COMFY_KEYS_FILTER, audio_vae_key("decoder"), 7200,
+             [stats_rule], STATS, None),
+            (VocoderConfigurator, VOCODER_COMFY_KEYS_FILTER, lambda k: "vocoder." + k, 7300,
+             [quiet_conv_post_rule], (), fill_mel_stft),
+        ]
+    if up_config is not None and not decode:
+        stats = statistics_encoder(config, seed=7100)
+        weights.update({"vae." + k: v.clone() for k, v in stats.state_dict().items()})
+    for configurator, sd_ops, key_map, seed, rules, buffers, fill in parts:
+        _, w = roundtrip(config, configurator, sd_ops, key_map, seed, rules=rules, seeded_buffers=buffers, fill=fill)
+        for k, v in w.items():
+            if k in weights and not torch.equal(weights[k], v):
+                raise RuntimeError(f"shared checkpoint tensor {k} differs between components")
+            weights[k] = v
+    up_weights = {}
+    if up_config is not None:
+        _, up_weights = roundtrip(up_config, LatentUpsamplerConfigurator, None, lambda k: k, 7400)
+    return weights, up_weights
+
+
+def statistics_encoder(config: dict, *, seed: int | None = None, weights: dict | None = None) -> torch.nn.Module:
+    """A VideoEncoder without blocks holding the checkpoint's latent statistics: all of the encoder that
+    upsample_video touches (video_encoder.per_channel_statistics). Seeded like the decoder's roundtrip seeds the
+    shared statistics, or filled from the checkpoint `weights`."""
+    from component_roundtrip import init_buffers_
+    from ltx_core.model.video_vae import VideoEncoderConfigurator
+
+    encoder = VideoEncoderConfigurator.from_config(
+        {"vae": {"latent_channels": config["vae"]["latent_channels"], "encoder_blocks": []}}
+    ).eval()
+    if seed is not None:
+        init_buffers_(encoder, seed, STATS, [stats_rule])
+    else:
+        with torch.no_grad():
+            for name in STATS:
+                encoder.get_buffer(name).copy_(weights["vae." + name])
+    return encoder
+
+
+class Ledger:
+    """ltx_pipelines' ModelLedger (fp32, CPU) over temporary files holding the case's weights, as a real run
+    loads them: the monolith for the DiT, VAEs and vocoder, a separate file for the upsampler."""
+
+    def __init__(self, tmp: Path, config: dict, weights: dict, up_config: dict | None, up_weights: dict):
+        from ltx_pipelines.utils.model_ledger import ModelLedger
+
+        ckpt = tmp / "tiny-ltx-2.3.safetensors"
+        write_safetensors(ckpt, weights, {"config": canonical_json(config)})
+        up_path = None
+        if up_config is not None:
+            up_path = tmp / "tiny-spatial-upscaler-x2.safetensors"
+            write_safetensors(up_path, up_weights, {"config": canonical_json(up_config)})
+        self.ledger = ModelLedger(dtype=torch.float32, device=torch.device("cpu"), checkpoint_path=str(ckpt),
+                                  spatial_upsampler_path=str(up_path) if up_path else None)
+
+    def get(self, what: str) -> torch.nn.Module:
+        module = getattr(self.ledger, what)()
+        tensors = list(module.named_parameters()) + list(module.named_buffers())
+        on_meta = [n for n, t in tensors if t.device.type == "meta"]
+        if on_meta:
+            raise RuntimeError(f"{what}: not loaded from the checkpoint: {on_meta}")
+        return module
+
+
+def guider_params(stg_block: int):
+    """LTX_2_3_PARAMS' guider params with the STG block moved into the 2-block tiny DiT (real: block 28 of 48)."""
+    from ltx_pipelines.utils.constants import LTX_2_3_PARAMS
+
+    return (replace(LTX_2_3_PARAMS.video_guider_params, stg_blocks=[stg_block]),
+            replace(LTX_2_3_PARAMS.audio_guider_params, stg_blocks=[stg_block]))
+
+
+def contexts(seed: int) -> dict[str, torch.Tensor]:
+    cfg = transformer_config()["transformer"]
+    dims = {"video": cfg["num_attention_heads"] * cfg["attention_head_dim"],
+            "audio": cfg["audio_num_attention_heads"] * cfg["audio_attention_head_dim"]}
+    out = {}
+    for i, (stream, kind) in enumerate((s, k) for s in ("video", "audio") for k in ("positive", "negative")):
+        out[f"context.{stream}.{kind}"] = seeded_randn((1, CONTEXT_TOKENS, dims[stream]), seed + i)
+    return out
+
+
+class StepRecorder:
+    """Records what one denoising loop sees, without changing it: wraps the denoise function (latents entering each
+    step, the guided x0 it returns) and hooks the X0Model (the x0 of every DiT pass, in call order)."""
+
+    def __init__(self, rec: Recorder, prefix: str, transformer: torch.nn.Module, pass_names: list[str]):
+        self.rec, self.prefix, self.pass_names = rec, prefix, pass_names
+        self.calls: list = []
+        self.handle = transformer.register_forward_hook(lambda _m, _a, out: self.calls.append(out))
+
+    def wrap(self, denoise_fn):
+        def recording_denoise_fn(video_state, audio_state, sigmas, step_index):
+            if step_index > 0:
+                self.record_latents(video_state, audio_state, f"step{step_index - 1:02d}")
+            self.calls.clear()
+            video_x0, audio_x0 = denoise_fn(video_state, audio_state, sigmas, step_index)
+            if len(self.calls) != len(self.pass_names):
+                raise RuntimeError(f"step {step_index}: {len(self.calls)} DiT passes, expected {self.pass_names}")
+            step = f"step{step_index:02d}"
+            for name, (v, a) in zip(self.pass_names, self.calls, strict=True):
+                self.rec.add(f"{self.prefix}x0.video.{step}.{name}", v)
+                self.rec.add(f"{self.prefix}x0.audio.{step}.{name}", a)
+            self.rec.add(f"{self.prefix}x0.video.{step}.guided", video_x0)
+            self.rec.add(f"{self.prefix}x0.audio.{step}.guided", audio_x0)
+            return video_x0, audio_x0
+
+        return recording_denoise_fn
+
+    def record_latents(self, video_state, audio_state, label: str) -> None:
+        self.rec.add(f"{self.prefix}latents.video.{label}", video_state.latent)
+        self.rec.add(f"{self.prefix}latents.audio.{label}", audio_state.latent)
+
+    def close(self) -> None:
+        self.handle.remove()
+
+
+def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, components, steps: StepRecorder,
+                             noise_scale: float = 1.0, initial_video_latent=None, initial_audio_latent=None):
+    """ltx_pipelines.utils.helpers.denoise_audio_video (no conditionings) with the audio latent channel count as a
+    parameter; the loop is euler_denoising_loop, as both pipelines' denoising_loop_fn."""
+    from ltx_core.tools import AudioLatentTools
+    from ltx_core.types import AudioLatentShape
+    from ltx_pipelines.utils.helpers import create_noised_state, noise_video_state
+    from ltx_pipelines.utils.samplers import euler_denoising_loop
+
+    dtype, device = torch.float32, torch.device("cpu")
+    video_state, video_tools = noise_video_state(
+        output_shape=output_shape, noiser=noiser, conditionings=[], components=components, dtype=dtype,
+        device=device, noise_scale=noise_scale, initial_latent=initial_video_latent,
+    )
+    audio_shape = AudioLatentShape.from_video_pixel_shape(output_shape, channels=AUDIO_Z, mel_bins=AUDIO_LATENT_MEL)
+    audio_tools = AudioLatentTools(components.audio_patchifier, audio_shape)
+    audio_state = create_noised_state(
+        tools=audio_tools, conditionings=[], noiser=noiser, dtype=dtype, device=device, noise_scale=noise_scale,
+        initial_latent=initial_audio_latent,
+    )
+    steps.rec.add(f"{steps.prefix}positions.video", video_state.positions)
+    steps.rec.add(f"{steps.prefix}positions.audio", audio_state.positions)
+    steps.record_latents(video_state, audio_state, "initial")
+    video_state, audio_state = euler_denoising_loop(
+        sigmas=sigmas, video_state=video_state, audio_state=audio_state, stepper=stepper,
+        denoise_fn=steps.wrap(denoise_fn),
+    )
+    steps.record_latents(video_state, audio_state, f"step{len(sigmas) - 2:02d}")
+    video_state = video_tools.unpatchify(video_tools.clear_conditioning(video_state))
+    audio_state = audio_tools.unpatchify(audio_tools.clear_conditioning(audio_state))
+    return video_state, audio_state
+
+
+def guided_denoise_fn(transformer, ctx: dict, stg_block: int):
+    """The one-stage / stage-1 denoise function: multi_modal_guider_factory_denoising_func over the factories
+    create_multimodal_guider_factory makes from the default params and the negative contexts."""
+    from ltx_core.components.guiders import create_multimodal_guider_factory
+    from ltx_pipelines.utils.helpers import multi_modal_guider_factory_denoising_func
+
+    video_params, audio_params = guider_params(stg_block)
+    return multi_modal_guider_factory_denoising_func(
+        video_guider_factory=create_multimodal_guider_factory(video_params, ctx["context.video.negative"]),
+        audio_guider_factory=create_multimodal_guider_factory(audio_params, ctx["context.audio.negative"]),
+        v_context=ctx["context.video.positive"],
+        a_context=ctx["context.audio.positive"],
+        transformer=transformer,
+    )
+
+
+GUIDED_PASSES = ["cond", "uncond", "perturbed", "isolated"]
+
+
+def decode(ledger: Ledger, video_latent, audio_latent, generator, rec: Recorder) -> tuple[dict, int]:
+    """vae_decode_video (no tiling, the pipeline's generator) and vae_decode_audio, as the pipelines call them.
+    Returns the outputs and the vocoder's sampling rate."""
+    from ltx_core.model.audio_vae import decode_audio as vae_decode_audio
+    from ltx_core.model.video_vae import decode_video as vae_decode_video
+
+    decoder = ledger.get("video_decoder")
+    captured = {}
+    h = decoder.register_forward_hook(lambda _m, _a, out: captured.update(video=out))
+    frames = list(vae_decode_video(video_latent, decoder, generator=generator))
+    h.remove()
+    if len(frames) != 1 or frames[0].dtype != torch.uint8:
+        raise RuntimeError("expected one uint8 chunk from decode_video without tiling")
+    audio_decoder = ledger.get("audio_decoder")
+    h = audio_decoder.register_forward_hook(lambda _m, _a, out: captured.update(mel=out))
+    audio = vae_decode_audio(audio_latent, audio_decoder, ledger.get("vocoder"))
+    h.remove()
+    rec.add("audio.mel", captured["mel"])
+    return {"video.decoded": captured["video"], "audio.waveform": audio.waveform}, audio.sampling_rate
+
+
+def pixel_shape(height: int, width: int):
+    from ltx_core.types import VideoPixelShape
+
+    return VideoPixelShape(batch=1, frames=NUM_FRAMES, width=width, height=height, fps=FPS)
+
+
+def pipeline_components():
+    from ltx_pipelines.utils.types import PipelineComponents
+
+    components = PipelineComponents(dtype=torch.float32, device=torch.device("cpu"))
+    components.video_latent_channels = VIDEO_CHANNELS
+    return components
+
+
+def noise_inputs(draws: list, expected: list[tuple[str, tuple]]) -> tuple[dict, list]:
+    """Names the recorded draws and checks them against the expected sequence (what, token-layout shape)."""
+    if len(draws) != len(expected):
+        raise RuntimeError(f"{len(draws)} noise draws, expected {len(expected)}")
+    inputs, described = {}, []
+    for i, (t, (what, shape)) in enumerate(zip(draws, expected, strict=True)):
+        if tuple(t.shape) != shape or t.dtype != torch.float32:
+            raise RuntimeError(f"draw {i} ({what}): {tuple(t.shape)} {t.dtype}, expected {shape} float32")
+        inputs[f"noise.{i:04d}"] = t
+        described.append({"name": f"noise.{i:04d}", "what": what, "shape": list(shape), "dtype": "float32"})
+    return inputs, described
+
+
+def guidance_params(stg_block: int) -> dict:
+    video, audio = guider_params(stg_block)
+    keys = ("cfg_scale", "stg_scale", "stg_blocks", "rescale_scale", "modality_scale", "skip_step")
+    return {"video": {k: getattr(video, k) for k in keys}, "audio": {k: getattr(audio, k) for k in keys}}
+
+
+def common_params(up_config: dict | None) -> dict:
+    layout = {
+        "monolith": "weights.safetensors is the main checkpoint (model.diffusion_model.*, vae.*, and for the "
+        "decoding case audio_vae.* and vocoder.*) with metadata `config` holding the sections of the components "
+        "present",
+    }
+    if up_config is not None:
+        layout["spatial_upsampler"] = (
+            f"the upsampler file's tensors are stored in the same weights.safetensors under the prefix "
+            f"'{UPSAMPLER_PREFIX}' (a real upsampler file has no prefix) and its flat `config` under the metadata "
+            "key 'upsampler_config'. Of the VAE only vae.per_channel_statistics.* is stored: upsample_video uses "
+            "nothing else of the video encoder the pipeline passes it"
+        )
+    return {
+        "dtype": "float32 weights, latents and noise; the real pipelines run bfloat16 latents and so draw bfloat16 "
+        "noise",
+        "seed": SEED,
+        "generator": "one torch.Generator(device='cpu').manual_seed(seed) for the whole run (CPU: MT19937 and "
+        "torch.randn's float32 path, tokens-layout shapes); the noiser (and a timestep-conditioned video decoder, "
+        "not used here) share it",
+        "fps": FPS,
+        "num_frames": NUM_FRAMES,
+        "context_tokens": CONTEXT_TOKENS,
+        "context_mask": None,
+        "weights_prefix": DIT_PREFIX,
+        "weights_layout": layout,
+        "denoise_mask": "1 on every token (no conditionings): post_process_latent leaves x0 unchanged",
+        "av_timestep_semantics": "as in the dit goldens (ltx-core 1.0.0)",
+        "guider_math": "MultiModalGuider.calculate per stream on x0 in [B,T,C]: pred = c + (cfg-1)(c-u) + "
+        "stg(c-p) + (mod-1)(c-m); if rescale != 0: pred *= rescale*c.std()/pred.std() + (1-rescale), std over "
+        "the whole tensor (torch's unbiased std; the ratio is the same with the biased one)",
+        "euler_step": "v = ((x - x0)/sigma_k) in float32 (sigma as a Python float from the float32 tensor), "
+        "x_next = x + v*(sigma_{k+1} - sigma_k) with dt a float32 0-d tensor",
+    }
+
+
+def stage_calls(stage: str, video_draw: str, audio_draw: str) -> list[str]:
+    """The call-sequence lines of one denoise_audio_video (`stage` prefixes each line)."""
+    return [
+        f"{stage}video state: noise_video_state -> VideoLatentTools.create_initial_state ([1,F*H*W,C] tokens in "
+        "(f,h,w) order: zeros, or the patchified initial latent; denoise mask 1; positions) -> GaussianNoiser draws "
+        f"{video_draw} = randn(state shape) and sets latent = noise*(mask*noise_scale) + latent*(1 - "
+        "mask*noise_scale)",
+        f"{stage}audio state: the same with AudioLatentTools ([1,T,z*16] tokens), drawing {audio_draw}",
+        f"{stage}euler_denoising_loop over sigmas[:-1]: per step k, x0 = denoise_fn(states, sigmas, k); "
+        "post_process_latent; EulerDiffusionStep.step for video, then audio",
+        f"{stage}clear_conditioning, unpatchify",
+    ]
+
+
+GUIDED_CALL = (
+    "denoise_fn = multi_modal_guider_factory_denoising_func(create_multimodal_guider_factory(video params, negative "
+    "video context), the same for audio, positive contexts): per step it builds the guiders for sigma_k and runs "
+    "X0Model 4 times, each with Modality(latent, sigma=sigma_k (0-d), timesteps = denoise_mask*sigma_k, positions, "
+    "context): positive contexts; negative contexts; positive with the STG perturbations skip_video_self_attn and "
+    "skip_audio_self_attn in stg_blocks; positive with skip_a2v_cross_attn and skip_v2a_cross_attn in all blocks; "
+    "then MultiModalGuider.calculate per stream"
+)
+
+
+def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: int, ctx: dict, stg_block: int):
+    from ltx_core.components.diffusion_steps import EulerDiffusionStep
+    from ltx_core.components.schedulers import LTX2Scheduler
+
+    sigmas = LTX2Scheduler().execute(steps=steps).to(dtype=torch.float32)
+    rec.add(f"{prefix}sigmas", sigmas)
+    steps_rec = StepRecorder(rec, prefix, transformer, GUIDED_PASSES)
+    states = denoise_audio_video_tiny(shape, noiser, sigmas, EulerDiffusionStep(),
+                                      guided_denoise_fn(transformer, ctx, stg_block), pipeline_components(), steps_rec)
+    steps_rec.close()
+    return states
+
+
+def one_stage_case() -> GoldenCase:
+    from ltx_core.components.noisers import GaussianNoiser
+
+    height, width, steps, stg_block = 64, 96, 4, 1
+    config, _ = component_configs(decode=True, upsample=False)
+    weights, _ = build_weights(config, True, None)
+    ctx = contexts(8000)
+    rec = Recorder()
+    draws: list = []
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
+        ledger = Ledger(Path(tmp), config, weights, None, {})
+        generator = torch.Generator(device="cpu").manual_seed(SEED)
+        noiser = GaussianNoiser(generator=generator)
+        transformer = ledger.get("transformer")
+        video_state, audio_state = guided_stage(rec, "", transformer, pixel_shape(height, width), noiser, steps, ctx,
+                                                stg_block)
+        outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
+        decoded, sampling_rate = decode(ledger, video_state.latent, audio_state.latent, generator, rec)
+        outputs.update(decoded)
+    n_video = 2 * (height // 32) * (width // 32)
+    n_audio = audio_state.latent.shape[2]
+    noise, described = noise_inputs(draws, [("video initial noise", (1, n_video, VIDEO_CHANNELS)),
+                                            ("audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH))])
+    params = {
+        **common_params(None),
+        "pipeline": "TI2VidOneStagePipeline (ltx-pipelines 1.0.0), text only",
+        "height": height,
+        "width": width,
+        "num_inference_steps": steps,
+        "video_latent_shape": list(video_state.latent.shape),
+        "audio_latent_shape": list(audio_state.latent.shape),
+        "audio_sampling_rate": sampling_rate,
+        "guidance": guidance_params(stg_block),
+        "noise_draws": described,
+        "video_decode": "decode_video without tiling: video.decoded is the decoder output [B,3,F,H,W]; the frames "
+        "written to the MP4 are ((x+1)/2).clamp(0,1)*255 truncated to uint8, as [F,H,W,3]",
+        "audio_decode": "decode_audio: audio.mel = audio VAE decoder output, audio.waveform = vocoder(mel) "
+        "squeezed to [2,N]",
+        "call_sequence": [
+            "generator = torch.Generator('cpu').manual_seed(seed); noiser = GaussianNoiser(generator); "
+            "stepper = EulerDiffusionStep(); transformer = X0Model(LTXModel) (ModelLedger.transformer)",
+            "sigmas = LTX2Scheduler().execute(steps=num_inference_steps) (no latent: 4096 tokens, shift 2.05, "
+            "stretched to the terminal 0.1, then 0), float32",
+            GUIDED_CALL,
+            *stage_calls("", "noise.0000", "noise.0001"),
+            "decode_video(video latent, video decoder, generator) (draws nothing: no timestep conditioning); "
+            "decode_audio(audio latent, audio decoder, vocoder)",
+        ],
+    }
+    return GoldenCase(
+        group="pipeline", case="t2v_audio_one_stage", component="pipeline_one_stage",
+        description="Tiny LTX-2.3 one-stage text-to-video+audio run (TI2VidOneStagePipeline sampling): 4 Euler steps "
+        "of the LTX2Scheduler with CFG+STG+modality guidance and rescale (LTX-2.3 defaults), 9 frames 64x96 at 24 "
+        "fps, then video VAE, audio VAE and BigVGAN+BWE vocoder decode",
+        generator=GENERATOR, weights=weights, weights_metadata={"config": canonical_json(config)},
+        inputs={**noise, **ctx}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
+    )
+
+
+def two_stage_case() -> GoldenCase:
+    from ltx_core.components.diffusion_steps import EulerDiffusionStep
+    from ltx_core.components.noisers import GaussianNoiser
+    from ltx_core.model.upsampler import upsample_video
+    from ltx_pipelines.utils.constants import STAGE_2_DISTILLED_SIGMA_VALUES
+    from ltx_pipelines.utils.helpers import simple_denoising_func
+
+    height, width, steps, stg_block = 128, 192, 3, 1  # stage 1 at 64x96
+    config, up_config = component_configs(decode=False, upsample=True)
+    weights, up_weights = build_weights(config, False, up_config)
+    ctx = contexts(8100)
+    rec = Recorder()
+    draws: list = []
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
+        ledger = Ledger(Path(tmp), config, weights, up_config, up_weights)
+        generator = torch.Generator(device="cpu").manual_seed(SEED)
+        noiser = GaussianNoiser(generator=generator)
+        transformer = ledger.get("transformer")
+        video_state, audio_state = guided_stage(rec, "stage1.", transformer, pixel_shape(height // 2, width // 2),
+                                                noiser, steps, ctx, stg_block)
+        rec.add("stage1.latents.video.final", video_state.latent)
+        rec.add("stage1.latents.audio.final", audio_state.latent)
+        # The pipeline passes ModelLedger.video_encoder(); only its statistics are used (see build_weights).
+        encoder = statistics_encoder(config, weights=weights)
+        upscaled = upsample_video(latent=video_state.latent[:1], video_encoder=encoder,
+                                  upsampler=ledger.get("spatial_upsampler"))
+        rec.add("upsampled.video", upscaled)
+        # Stage 2 builds the transformer again from the ledger with the distilled LoRA added (here: none).
+        transformer = ledger.get("transformer")
+        sigmas = torch.Tensor(STAGE_2_DISTILLED_SIGMA_VALUES)
+        rec.add("stage2.sigmas", sigmas)
+        steps_rec = StepRecorder(rec, "stage2.", transformer, ["cond"])
+        video_state, audio_state = denoise_audio_video_tiny(
+            pixel_shape(height, width), noiser, sigmas, EulerDiffusionStep(),
+            simple_denoising_func(video_context=ctx["context.video.positive"],
+                                  audio_context=ctx["context.audio.positive"], transformer=transformer),
+            pipeline_components(), steps_rec, noise_scale=sigmas[0], initial_video_latent=upscaled,
+            initial_audio_latent=audio_state.latent,
+        )
+        steps_rec.close()
+    outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
+    n1 = 2 * (height // 64) * (width // 64)
+    n_audio = audio_state.latent.shape[2]
+    noise, described = noise_inputs(draws, [
+        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
+        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
+        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+    ])
+    params = {
+        **common_params(up_config),
+        "pipeline": "TI2VidTwoStagesPipeline (ltx-pipelines 1.0.0), text only, distilled_lora=[] (stage 2 uses the "
+        "stage-1 weights), tiling off",
+        "height": height,
+        "width": width,
+        "stage_1_height": height // 2,
+        "stage_1_width": width // 2,
+        "num_inference_steps": steps,
+        "stage_2_sigmas": list(STAGE_2_DISTILLED_SIGMA_VALUES),
+        "stage_2_noise_scale": "sigmas[0] of stage 2 as a float32 0-d tensor (0.909375 rounded to float32)",
+        "stage_1_video_latent_shape": [1, VIDEO_CHANNELS, 2, height // 64, width // 64],
+        "video_latent_shape": list(video_state.latent.shape),
+        "audio_latent_shape": list(audio_state.latent.shape),
+        "guidance": {"stage_1": guidance_params(stg_block), "stage_2": "none (simple_denoising_func: one "
+                     "positive-context X0Model pass per step, its x0 used as is)"},
+        "noise_draws": described,
+        "decode": "not part of this case (same decoders as t2v_audio_one_stage); 1.0.0 decodes the stage-2 video "
+        "with the generator and the stage-2 audio",
+        "call_sequence": [
+            "generator = torch.Generator('cpu').manual_seed(seed); noiser = GaussianNoiser(generator); "
+            "stepper = EulerDiffusionStep(); transformer = X0Model(LTXModel) (ModelLedger.transformer)",
+            "stage 1 at (height/2, width/2): sigmas = LTX2Scheduler().execute(steps=num_inference_steps) (no "
+            "latent: 4096 tokens, shift 2.05), float32; " + GUIDED_CALL,
+            *stage_calls("stage 1 ", "noise.0000", "noise.0001"),
+            "upsample_video(stage-1 video latent [B,C,F,H,W], video encoder, upsampler): un_normalize with "
+            "vae.per_channel_statistics, LatentUpsampler, normalize -> upsampled.video",
+            "stage 2 at (height, width): sigmas = torch.Tensor(STAGE_2_DISTILLED_SIGMA_VALUES); denoise_fn = "
+            "simple_denoising_func(positive contexts); noise_scale = sigmas[0]; initial video latent = "
+            "upsampled.video, initial audio latent = stage-1 final audio latent; the SAME generator continues",
+            *stage_calls("stage 2 ", "noise.0002", "noise.0003"),
+        ],
+    }
+    return GoldenCase(
+        group="pipeline", case="two_stage", component="pipeline_two_stage",
+        description="Tiny LTX-2.3 two-stage text-to-video+audio run (TI2VidTwoStagesPipeline sampling, no LoRA): "
+        "stage 1 at 64x96 with 3 guided Euler steps (CFG+STG+modality, rescale), x2 spatial latent upsample, stage "
+        "2 at 128x192 with the 3 distilled sigmas after noise re-injection at sigma 0.909375 from the same "
+        "generator; 9 frames at 24 fps; final latents (no decode)",
+        generator=GENERATOR, weights={**weights, **{UPSAMPLER_PREFIX + k: v for k, v in up_weights.items()}},
+        weights_metadata={"config": canonical_json(config), "upsampler_config": canonical_json(up_config)},
+        inputs={**noise, **ctx}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
+    )
+
+
+CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case}
+
+
+def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
+    if "pipeline" not in groups:
+        return []
+    written = []
+    for name, make in CASES.items():
+        if only_cases is None or name in only_cases:
+            torch.manual_seed(0)
+            written.append(make().write(out_root))
+    return written
