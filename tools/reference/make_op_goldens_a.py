@@ -23,7 +23,9 @@ from ltx_core.model.audio_vae.vocoder import Snake, SnakeBeta
 from ltx_core.model.common.normalization import PixelNorm
 from transformers.models.gemma3.modeling_gemma3 import Gemma3RMSNorm
 
-OUT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "ops", "a")
+# LTX_OP_GOLDENS_OUT redirects the output (tools/reference/check_goldens.sh regenerates into a temp dir).
+OUT_DIR = os.environ.get("LTX_OP_GOLDENS_OUT") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "tests", "golden", "ops", "a")
 
 
 class Family:
