@@ -3,7 +3,7 @@
 it on inputs.safetensors and compare with expected.safetensors. Shows that a case holds everything an engine needs:
 the official key names and config, and the exact inputs the model consumed.
 
-    /work/venv-ref/bin/python tools/reference/check_reload.py [golden_root]
+    .venv/bin/python tools/reference/check_reload.py [golden_root]
 """
 
 from __future__ import annotations

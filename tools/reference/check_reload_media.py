@@ -5,7 +5,7 @@ filters and the `config` metadata), run on inputs.safetensors and compared with 
 timestep-conditioned video decoder replays the recorded noise instead of drawing it: this shows the recorded
 noise is exactly what the decoder consumed, so an engine that replays it must match.
 
-    /work/venv-ref/bin/python tools/reference/check_reload_media.py [golden_root]
+    .venv/bin/python tools/reference/check_reload_media.py [golden_root]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ generator, the guidance and Euler arithmetic written out here (not ltx_pipelines
 the `config` metadata. Every recorded latent and x0 is compared with expected.safetensors; exits non-zero when a
 tensor is outside the case's validation tolerance.
 
-    /work/venv-ref/bin/python tools/reference/check_replay_pipeline.py [golden_root]
+    .venv/bin/python tools/reference/check_replay_pipeline.py [golden_root]
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Format (text, one record a line):
   draw <dtype> <shape> <fnv64 hex> <count> head <hex...> tail <hex...>   shape: dims joined by 'x', 'scalar' for ()
   end
 
-Usage: /work/venv-ref/bin/python tools/reference/make_noise_goldens.py [out_dir]
+Usage: .venv/bin/python tools/reference/make_noise_goldens.py [out_dir]
 """
 
 import os

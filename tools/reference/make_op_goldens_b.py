@@ -1,6 +1,6 @@
 """Golden values for the op tests of matmul, attention, rope and conv (tests/ops/*_test.cpp read them).
 
-    /work/venv-ref/bin/python tools/reference/make_op_goldens_b.py [--out DIR]
+    .venv/bin/python tools/reference/make_op_goldens_b.py [--out DIR]
 
 Writes DIR/{matmul,attention,rope,conv}.safetensors (default DIR: tests/golden/ops/b). Each case `name` stores its
 inputs as `name.<input>` and the torch result as `name.out`. The op attributes of each case (transposes, scale,

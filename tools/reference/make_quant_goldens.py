@@ -9,7 +9,7 @@ For Q8_0 and Q4_0 (the types gguf-py can quantize):
   quantize_<type>.blocks gguf.quants.quantize of that input
 versions.txt records the package versions that made them.
 
-Usage: /work/venv-ref/bin/python tools/reference/make_quant_goldens.py [out_dir]
+Usage: .venv/bin/python tools/reference/make_quant_goldens.py [out_dir]
 """
 
 import sys

@@ -1,5 +1,5 @@
 # Writes python_written.safetensors with the official safetensors package, so the C++ reader is checked against
-# a file it did not write. Run: /work/venv-ref/bin/python tests/io/data/make_python_written.py
+# a file it did not write. Run: .venv/bin/python tests/io/data/make_python_written.py
 import pathlib
 
 import torch
