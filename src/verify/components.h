@@ -11,5 +11,7 @@ void register_builtin_components(ComponentRegistry& registry);
 
 // Per-family registrations, one file each (called by register_builtin_components).
 void register_schedule_runners(ComponentRegistry& registry);  // schedule_runners.cpp
+void register_ltx_text_runners(ComponentRegistry& registry);  // ltx_text_runners.cpp
+void register_ltx_dit_runners(ComponentRegistry& registry);   // ltx_dit_runners.cpp
 
 }  // namespace ltx

@@ -1,0 +1,117 @@
+#include "nn/rope_ltx.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "core/error.h"
+#include "nn/layers.h"
+
+namespace ltx::nn {
+
+std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid) {
+  const int64_t n = dim / (2 * n_axes);
+  std::vector<float> g(static_cast<size_t>(n));
+  if (n == 0) return g;
+  if (float64_grid) {
+    // rope.py:generate_freq_grid_np: theta ** np.linspace(0, 1, n) in float64, · π/2, then cast to f32.
+    for (int64_t k = 0; k < n; ++k) {
+      const double e = n == 1 ? 0.0 : (k == n - 1 ? 1.0 : static_cast<double>(k) * (1.0 / static_cast<double>(n - 1)));
+      g[static_cast<size_t>(k)] = static_cast<float>(std::pow(theta, e) * std::numbers::pi / 2.0);
+    }
+    return g;
+  }
+  // rope.py:generate_freq_grid_pytorch: torch.linspace(0, 1, n, f32) (torch fills the first half from the start
+  // and the second half from the end), theta ** that in f32, then · (π/2) in f32.
+  const float step = n == 1 ? 0.0f : 1.0f / static_cast<float>(n - 1);
+  const auto tf = static_cast<float>(theta);
+  for (int64_t k = 0; k < n; ++k) {
+    const float e = k < n / 2 ? static_cast<float>(k) * step : 1.0f - static_cast<float>(n - 1 - k) * step;
+    const float p = std::pow(tf, e);
+    g[static_cast<size_t>(k)] = p * static_cast<float>(std::numbers::pi / 2.0);
+  }
+  return g;
+}
+
+RopeTables ltx_rope_tables(const LtxRopeSpec& spec, const Tensor& positions) {
+  LTX_CHECK(positions.rank() == 4 || positions.rank() == 3, "rope", "positions must be [B, n, T, 2] or [B, n, T], got ",
+            positions.shape().str());
+  const int64_t b = positions.dim(0), n_axes = positions.dim(1), t = positions.dim(2);
+  LTX_CHECK(static_cast<int64_t>(spec.max_pos.size()) == n_axes, "rope", "positions have ", n_axes,
+            " axes but max_pos has ", spec.max_pos.size());
+  LTX_CHECK(!spec.use_middle || (positions.rank() == 4 && positions.dim(3) == 2), "rope",
+            "midpoint positions need [B, n, T, 2], got ", positions.shape().str());
+  const std::vector<float> grid = ltx_rope_grid(spec.theta, n_axes, spec.dim, spec.float64_grid);
+  const auto n_freq = static_cast<int64_t>(grid.size());
+  const std::vector<float> pos = positions.to_floats();
+  const int64_t pos_last = positions.rank() == 4 ? positions.dim(3) : 1;
+
+  // angles [B, T, n_freq·n_axes], order k major, axis minor (rope.py:generate_freqs: transpose(-1,-2).flatten(2)).
+  const int64_t n_ang = n_freq * n_axes;
+  std::vector<float> ang(static_cast<size_t>(b * t * n_ang));
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t a = 0; a < n_axes; ++a) {
+      const auto max_pos = static_cast<float>(spec.max_pos[static_cast<size_t>(a)]);
+      for (int64_t ti = 0; ti < t; ++ti) {
+        const float* p = pos.data() + ((bi * n_axes + a) * t + ti) * pos_last;
+        const float x = spec.use_middle ? (p[0] + p[1]) / 2.0f : p[0];
+        const float frac = x / max_pos;
+        const float s = frac * 2.0f - 1.0f;
+        for (int64_t k = 0; k < n_freq; ++k)
+          ang[static_cast<size_t>((bi * t + ti) * n_ang + k * n_axes + a)] = grid[static_cast<size_t>(k)] * s;
+      }
+    }
+
+  RopeTables r;
+  if (spec.mode == RopeMode::SplitHalf) {
+    const int64_t half = spec.dim / 2, pad = half - n_ang;
+    LTX_CHECK(pad >= 0 && half % spec.n_heads == 0, "rope", "split tables: dim ", spec.dim, ", ", n_axes,
+              " axes, ", spec.n_heads, " heads do not fit");
+    const int64_t per_head = half / spec.n_heads;
+    r.cos = Tensor::empty(DType::F32, {b, spec.n_heads, t, per_head});
+    r.sin = Tensor::empty(DType::F32, {b, spec.n_heads, t, per_head});
+    float* c = r.cos.data<float>();
+    float* s = r.sin.data<float>();
+    for (int64_t bi = 0; bi < b; ++bi)
+      for (int64_t ti = 0; ti < t; ++ti)
+        for (int64_t j = 0; j < half; ++j) {
+          const int64_t h = j / per_head, e = j % per_head;
+          const int64_t o = ((bi * spec.n_heads + h) * t + ti) * per_head + e;
+          if (j < pad) {
+            c[o] = 1.0f;
+            s[o] = 0.0f;
+          } else {
+            const float a = ang[static_cast<size_t>((bi * t + ti) * n_ang + (j - pad))];
+            c[o] = std::cos(a);
+            s[o] = std::sin(a);
+          }
+        }
+  } else {
+    const int64_t pad = spec.dim % (2 * n_axes);
+    LTX_CHECK(pad + 2 * n_ang == spec.dim, "rope", "interleaved tables: dim ", spec.dim, " vs ", n_ang, " angles");
+    r.cos = Tensor::empty(DType::F32, {b, t, spec.dim});
+    r.sin = Tensor::empty(DType::F32, {b, t, spec.dim});
+    float* c = r.cos.data<float>();
+    float* s = r.sin.data<float>();
+    for (int64_t bi = 0; bi < b; ++bi)
+      for (int64_t ti = 0; ti < t; ++ti)
+        for (int64_t j = 0; j < spec.dim; ++j) {
+          const int64_t o = (bi * t + ti) * spec.dim + j;
+          if (j < pad) {
+            c[o] = 1.0f;
+            s[o] = 0.0f;
+          } else {
+            const float a = ang[static_cast<size_t>((bi * t + ti) * n_ang + (j - pad) / 2)];
+            c[o] = std::cos(a);
+            s[o] = std::sin(a);
+          }
+        }
+  }
+  return r;
+}
+
+Value apply_ltx_rope(Value x, Value cos, Value sin, RopeMode mode, int64_t n_heads) {
+  if (mode == RopeMode::SplitHalf) return ops::rope(split_heads(x, n_heads), cos, sin, RopeMode::SplitHalf);
+  return split_heads(ops::rope(x, cos, sin, RopeMode::Interleaved), n_heads);
+}
+
+}  // namespace ltx::nn
