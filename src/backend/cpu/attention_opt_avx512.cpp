@@ -25,6 +25,7 @@
 #include "ops/infer.h"
 
 // GCC 12 flags the _mm512_undefined_* inside its own intrinsic headers.
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace ltx::cpu::opt {

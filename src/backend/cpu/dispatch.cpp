@@ -7,6 +7,10 @@ namespace ltx::cpu {
 
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out) {
   if (kind == OpKind::MatMul && opt::try_matmul(std::get<MatMulAttrs>(attrs), inputs, out)) return;
+  if (kind == OpKind::Attention && opt::try_attention(std::get<AttentionAttrs>(attrs), inputs, out)) return;
+  if ((kind == OpKind::Conv || kind == OpKind::ConvTranspose1d) &&
+      opt::try_conv(kind, std::get<ConvAttrs>(attrs), inputs, out))
+    return;
   run_reference(kind, attrs, inputs, out);
 }
 

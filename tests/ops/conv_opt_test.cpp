@@ -1,0 +1,166 @@
+// opt::try_conv (conv_opt.cpp) against the reference kernel (conv_ref.cpp), each path forced in turn (oneDNN and
+// im2col over our GEMM) and through the dispatcher: 1-D, 2-D, 3-D, strides, dilation, groups (depthwise too),
+// every pad mode, LTX's causal temporal padding (replicate k-1 frames before), bias, strided inputs, f32 and bf16.
+//
+// Tolerances. f32: the same f32 products summed in another order (blocked GEMM, oneDNN's brgconv) over at most
+// C/G·taps = 432 terms of |x·w| <= 1: a few ulps of the sum's magnitude, 1e-4 + 1e-4·|ref|.
+// bf16: products of bf16 inputs are exact in f32 and sums are f32 in every kernel, so the only difference is the
+// final rounding to bf16, which can flip one ulp (2^-8·|y|) when the f32 sums straddle a rounding boundary:
+// 1e-2 + 8e-3·|ref|.
+#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/optimized.h"
+#include "op_test_util.h"
+
+namespace ltx::test {
+namespace {
+
+LTX_COVERS_OPS(OpKind::Conv);
+
+struct Case {
+  const char* name;
+  Shape x;  // [B, C, *S]
+  Shape w;  // [O, C/G, *K]
+  ConvAttrs attrs;
+  bool bias;
+};
+
+ConvAttrs attrs_of(int spatial, std::array<int64_t, 3> stride, std::array<int64_t, 3> dilation,
+                   std::array<int64_t, 3> before, std::array<int64_t, 3> after, std::array<PadMode, 3> mode,
+                   int64_t groups) {
+  ConvAttrs a;
+  a.spatial = spatial;
+  a.stride = stride;
+  a.dilation = dilation;
+  a.pad_before = before;
+  a.pad_after = after;
+  a.pad_mode = mode;
+  a.groups = groups;
+  return a;
+}
+
+constexpr auto Z = PadMode::Zeros, R = PadMode::Reflect, P = PadMode::Replicate;
+
+std::vector<Case> cases() {
+  return {
+      {"1d plain", {2, 5, 37}, {7, 5, 3}, attrs_of(1, {1}, {1}, {1}, {1}, {Z}, 1), true},
+      {"1d stride dilation reflect", {1, 6, 41}, {4, 6, 5}, attrs_of(1, {2}, {3}, {4}, {3}, {R}, 1), false},
+      {"1d groups replicate", {2, 8, 29}, {12, 2, 3}, attrs_of(1, {1}, {1}, {2}, {0}, {P}, 4), true},
+      {"1d depthwise", {1, 6, 33}, {6, 1, 7}, attrs_of(1, {1}, {1}, {3}, {3}, {Z}, 6), true},
+      {"2d plain", {1, 3, 13, 17}, {5, 3, 3, 3}, attrs_of(2, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {Z, Z}, 1), true},
+      {"2d stride 2 reflect", {2, 4, 15, 12}, {6, 4, 3, 3}, attrs_of(2, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {R, R}, 1),
+       false},
+      {"2d dilation asymmetric pads", {1, 5, 14, 19}, {3, 5, 3, 2},
+       attrs_of(2, {1, 2}, {2, 3}, {2, 0}, {1, 3}, {Z, Z}, 1), true},
+      {"2d groups mixed modes", {1, 6, 11, 9}, {9, 2, 3, 3}, attrs_of(2, {1, 1}, {1, 1}, {1, 2}, {1, 1}, {P, R}, 3),
+       true},
+      {"2d 1x1", {2, 16, 7, 5}, {24, 16, 1, 1}, attrs_of(2, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {Z, Z}, 1), true},
+      // LTX's CausalConv3d: replicate k-1 frames before in time, zeros (or reflection) in space.
+      {"3d causal zeros", {1, 8, 5, 9, 11}, {12, 8, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1), true},
+      {"3d causal reflect", {1, 16, 4, 7, 6}, {16, 16, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, R, R}, 1), true},
+      {"3d stride groups dilation", {2, 8, 7, 9, 10}, {8, 4, 3, 3, 2},
+       attrs_of(3, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {1, 2, 1}, {Z, Z, Z}, 2), false},
+      {"3d wide channels", {1, 64, 3, 6, 7}, {48, 64, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1), true},
+  };
+}
+
+// The same values stored every other element along the last axis (a non-contiguous view whatever the shape).
+Tensor every_other(const Tensor& t) {
+  Shape wide = t.shape();
+  wide[wide.rank() - 1] *= 2;
+  Tensor view = Tensor::empty(t.dtype(), wide).slice(-1, 0, wide[wide.rank() - 1], 2);
+  view.copy_from(t);
+  EXPECT_FALSE(view.is_contiguous());
+  return view;
+}
+
+std::vector<Tensor> inputs_of(const Case& c, DType dt, uint32_t seed) {
+  std::vector<Tensor> in{random_tensor(dt, c.x, seed), random_tensor(dt, c.w, seed + 1)};
+  if (c.bias) in.push_back(random_tensor(DType::F32, Shape{c.w[0]}, seed + 2));
+  return in;
+}
+
+class ConvOpt : public ::testing::TestWithParam<cpu::opt::ConvPath> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == cpu::opt::ConvPath::Im2col && !cpu::gemm::avx512_available())
+      GTEST_SKIP() << "this CPU lacks AVX-512 with BF16; the im2col path declines";
+  }
+  void check(const Case& c, const std::vector<Tensor>& in, const char* what) {
+    const Tensor expected = run_reference(OpKind::Conv, c.attrs, in);
+    Tensor out = output_for(OpKind::Conv, c.attrs, in);
+    ASSERT_TRUE(cpu::opt::conv_with_path(GetParam(), OpKind::Conv, c.attrs, in, out)) << what;
+    const bool bf16 = in[0].dtype() == DType::BF16;
+    expect_close(out, expected, bf16 ? 1e-2f : 1e-4f, bf16 ? 8e-3f : 1e-4f, what);
+  }
+};
+
+TEST_P(ConvOpt, MatchesReferenceF32) {
+  uint32_t seed = 1;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const std::vector<Tensor> in = inputs_of(c, DType::F32, seed += 5);
+    check(c, in, "contiguous");
+    std::vector<Tensor> strided = in;
+    strided[0] = non_contiguous(in[0]);
+    strided[1] = every_other(in[1]);
+    check(c, strided, "non-contiguous x and w");
+    strided[0] = every_other(in[0]);
+    check(c, strided, "x strided along its last axis");
+  }
+}
+
+TEST_P(ConvOpt, MatchesReferenceBF16) {
+  uint32_t seed = 100;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    std::vector<Tensor> in = inputs_of(c, DType::BF16, seed += 5);
+    check(c, in, "contiguous");
+    if (c.bias) {
+      in[2] = in[2].to(DType::BF16);
+      check(c, in, "bf16 bias");
+    }
+    in[0] = non_contiguous(in[0]);
+    check(c, in, "non-contiguous x");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, ConvOpt,
+                         ::testing::Values(cpu::opt::ConvPath::OneDnn, cpu::opt::ConvPath::Im2col,
+                                           cpu::opt::ConvPath::Auto),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case cpu::opt::ConvPath::OneDnn: return std::string("OneDnn");
+                             case cpu::opt::ConvPath::Im2col: return std::string("Im2col");
+                             default: return std::string("Auto");
+                           }
+                         });
+
+// The dispatcher routes Conv to the optimized kernel and still agrees with the reference; f16 and mixed dtypes,
+// and ConvTranspose1d, are declined (the reference runs them).
+TEST(ConvOptDispatch, RunMatchesReferenceAndDeclinesWhatItDoesNotHandle) {
+  const Case c = cases()[9];
+  const std::vector<Tensor> in = inputs_of(c, DType::F32, 42);
+  expect_close(run_dispatched(OpKind::Conv, c.attrs, in), run_reference(OpKind::Conv, c.attrs, in), 1e-4f, 1e-4f);
+
+  std::vector<Tensor> f16 = inputs_of(c, DType::F16, 43);
+  Tensor out16 = output_for(OpKind::Conv, c.attrs, f16);
+  EXPECT_FALSE(cpu::opt::try_conv(OpKind::Conv, c.attrs, f16, out16));
+  std::vector<Tensor> mixed = in;
+  mixed[1] = in[1].to(DType::BF16);
+  Tensor out_mixed = output_for(OpKind::Conv, c.attrs, mixed);
+  EXPECT_FALSE(cpu::opt::try_conv(OpKind::Conv, c.attrs, mixed, out_mixed));
+
+  ConvAttrs t;
+  t.spatial = 1;
+  t.stride = {2, 1, 1};
+  const std::vector<Tensor> tin{random_tensor(DType::F32, Shape{1, 4, 9}, 5), random_tensor(DType::F32, Shape{4, 3, 4}, 6)};
+  Tensor tout = output_for(OpKind::ConvTranspose1d, t, tin);
+  EXPECT_FALSE(cpu::opt::try_conv(OpKind::ConvTranspose1d, t, tin, tout));
+}
+
+}  // namespace
+}  // namespace ltx::test
