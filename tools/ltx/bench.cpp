@@ -128,7 +128,7 @@ void bench_attention(const Options& o, const Peaks& peaks, int64_t tq, int64_t t
   cpu::onednn::AttentionPeer peer(h, tq, tk, d, dt);
   const std::vector<Tensor> in{q, k, v};
   std::function<void()> ours;
-  if (o.all_ops) ours = [&] { cpu::run(OpKind::Attention, AttentionAttrs{}, in, out); };
+  ours = [&] { cpu::run(OpKind::Attention, AttentionAttrs{}, in, out); };  // opt::try_attention
   const auto [ours_s, peer_s] = time_pair(o.reps, ours, [&] { peer.run(q.raw(), k.raw(), v.raw(), peer_out.raw()); });
   const std::string what = "attention " + std::to_string(tq) + "q×" + std::to_string(tk) + "k, 32×128";
   print_row(what, dt, 4.0 * h * tq * tk * d, ours_s, peer_s, peaks, "peer: matmul+softmax+matmul");
@@ -147,7 +147,7 @@ void bench_conv(const Options& o, const Peaks& peaks, DType dt) {
   attrs.pad_after = {1, 1, 1};
   const std::vector<Tensor> in{x, w};
   std::function<void()> ours;
-  if (o.all_ops) ours = [&] { cpu::run(OpKind::Conv, attrs, in, out); };
+  ours = [&] { cpu::run(OpKind::Conv, attrs, in, out); };  // opt::try_conv
   const auto [ours_s, peer_s] = time_pair(o.reps, ours, [&] { peer.run(); });
   const double flops = 2.0 * c * c * 27 * sp[0] * sp[1] * sp[2];
   print_row("conv3d 1024→1024 3×3×3 @4×16×24", dt, flops, ours_s, peer_s, peaks, "peer: oneDNN conv, own layouts");
