@@ -13,7 +13,7 @@ struct DTypeInfo {
   size_t block_bytes;
 };
 
-// Block layouts from ggml's block_q8_0 / block_q4_0 / block_q4_K / block_q5_K / block_q6_K.
+// Block layouts from ggml's block_q8_0 / block_q4_0 / block_q4_K / block_q5_K / block_q6_K / block_q5_0.
 constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
     {"f32", 1, 4},
     {"bf16", 1, 2},
@@ -26,6 +26,7 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
     {"q4_k", 256, 144},
     {"q5_k", 256, 176},
     {"q6_k", 256, 210},
+    {"q5_0", 32, 22},
 }};
 
 const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }

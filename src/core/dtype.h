@@ -21,8 +21,9 @@ enum class DType : uint8_t {
   Q4_K,  // 256 elements: super-block with 8 sub-blocks, 6-bit scales and mins
   Q5_K,  // 256 elements: Q4_K plus one high bit per element
   Q6_K,  // 256 elements: 16 sub-blocks of 16, int8 scales
+  Q5_0,  // 32 elements: f16 scale + 32 high bits + 16 bytes of nibbles (Gemma GGUFs use it for many weights)
 };
-inline constexpr int kDTypeCount = 11;
+inline constexpr int kDTypeCount = 12;
 
 // Elements per storage block: 1 for plain types.
 size_t dtype_block_elems(DType t);

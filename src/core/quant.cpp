@@ -90,6 +90,46 @@ void quantize_q4_0(const float* x, uint8_t* b) {
   }
 }
 
+// ---- Q5_0: [f16 d][4 bytes qh][16 bytes qs]; element i < 16 is the low nibble of qs[i] with bit i of qh as
+// its bit 4, element 16 + i the high nibble with bit 16 + i; value (q - 16)·d (gguf-py Q5_0.dequantize_blocks). ----
+
+void dequantize_q5_0(const uint8_t* b, float* y) {
+  const float d = load_f16(b);
+  const uint32_t qh = static_cast<uint32_t>(b[2]) | (static_cast<uint32_t>(b[3]) << 8) |
+                      (static_cast<uint32_t>(b[4]) << 16) | (static_cast<uint32_t>(b[5]) << 24);
+  const uint8_t* qs = b + 6;
+  for (int i = 0; i < kQK0 / 2; ++i) {
+    const int lo = (qs[i] & 0x0F) | static_cast<int>(((qh >> i) & 1u) << 4);
+    const int hi = (qs[i] >> 4) | static_cast<int>(((qh >> (i + kQK0 / 2)) & 1u) << 4);
+    y[i] = d * static_cast<float>(lo - 16);
+    y[i + kQK0 / 2] = d * static_cast<float>(hi - 16);
+  }
+}
+
+// gguf-py Q5_0.quantize_blocks: as Q4_0 with 32 levels, d = max / -16 and q = min(31, trunc(x / d + 16.5)).
+void quantize_q5_0(const float* x, uint8_t* b) {
+  float amax = 0.0f, max = 0.0f;
+  for (int i = 0; i < kQK0; ++i) {
+    if (std::fabs(x[i]) > amax) {
+      amax = std::fabs(x[i]);
+      max = x[i];
+    }
+  }
+  const float d = max / -16.0f;
+  const float id = d == 0.0f ? 0.0f : 1.0f / d;
+  store_scale(b, d);
+  uint32_t qh = 0;
+  uint8_t* qs = b + 6;
+  for (int i = 0; i < kQK0 / 2; ++i) {
+    const int lo = std::min(31, static_cast<int>(std::trunc(x[i] * id + 16.5f)));
+    const int hi = std::min(31, static_cast<int>(std::trunc(x[i + kQK0 / 2] * id + 16.5f)));
+    qs[i] = static_cast<uint8_t>((lo & 0x0F) | ((hi & 0x0F) << 4));
+    qh |= static_cast<uint32_t>(lo >> 4) << i;
+    qh |= static_cast<uint32_t>(hi >> 4) << (i + kQK0 / 2);
+  }
+  for (int k = 0; k < 4; ++k) b[2 + k] = static_cast<uint8_t>(qh >> (8 * k));
+}
+
 // ---- Q4_K / Q5_K shared parts -------------------------------------------------------------------------
 // Super-block of 8 sub-blocks of 32; sub-block j is x = (d * sc[j]) * q - dmin * m[j] with 6-bit sc, m.
 // The 12 scale bytes pack them as (gguf-py Q4_K.get_scale_min):
@@ -320,6 +360,7 @@ BlockCodec codec_for(DType t) {
   switch (t) {
     case DType::Q8_0: return {dequantize_q8_0, quantize_q8_0};
     case DType::Q4_0: return {dequantize_q4_0, quantize_q4_0};
+    case DType::Q5_0: return {dequantize_q5_0, quantize_q5_0};
     case DType::Q4_K: return {dequantize_q4_k, quantize_q4_k};
     case DType::Q5_K: return {dequantize_q5_k, quantize_q5_k};
     case DType::Q6_K: return {dequantize_q6_k, quantize_q6_k};

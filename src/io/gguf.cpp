@@ -20,7 +20,7 @@ struct GGMLType {
 // 31-33, 36-38 were removed from ggml and are absent here.
 constexpr GGMLType kGGMLTypes[] = {
     {0, "f32", 1, 4, DType::F32},       {1, "f16", 1, 2, DType::F16},         {2, "q4_0", 32, 18, DType::Q4_0},
-    {3, "q4_1", 32, 20, {}},            {6, "q5_0", 32, 22, {}},              {7, "q5_1", 32, 24, {}},
+    {3, "q4_1", 32, 20, {}},            {6, "q5_0", 32, 22, DType::Q5_0},              {7, "q5_1", 32, 24, {}},
     {8, "q8_0", 32, 34, DType::Q8_0},   {9, "q8_1", 32, 40, {}},              {10, "q2_k", 256, 84, {}},
     {11, "q3_k", 256, 110, {}},         {12, "q4_k", 256, 144, DType::Q4_K},  {13, "q5_k", 256, 176, DType::Q5_K},
     {14, "q6_k", 256, 210, DType::Q6_K}, {15, "q8_k", 256, 292, {}},          {16, "iq2_xxs", 256, 66, {}},
@@ -253,7 +253,7 @@ const GGUFTensorInfo& GGUFFile::info(std::string_view name) const {
 Tensor GGUFFile::get(std::string_view name) const {
   const GGUFTensorInfo& t = info(name);
   LTX_CHECK(t.dtype.has_value(), "gguf", path_, ": tensor '", name, "' has ggml type ", ggml_type_name(t.ggml_type),
-            ", which ltx does not support (supported: f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k)");
+            ", which ltx does not support (supported: f32, f16, bf16, q8_0, q4_0, q5_0, q4_k, q5_k, q6_k)");
   return io::mapped_tensor(storage_, data_start_ + t.offset, *t.dtype, t.shape);
 }
 

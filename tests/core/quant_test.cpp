@@ -90,7 +90,8 @@ TEST_P(DequantGolden, BitExactWithGgufPy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, DequantGolden,
-                         ::testing::Values(DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K),
+                         ::testing::Values(DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K,
+                                           DType::Q5_0),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 // ---- Q8_0 / Q4_0 quantization matches gguf-py's bytes -------------------------------------------------
@@ -112,7 +113,7 @@ TEST_P(QuantizeGolden, BytesEqualGgufPy) {
     EXPECT_EQ(std::memcmp(got.data() + b * bb, expected.data() + b * bb, bb), 0) << name << " block " << b;
 }
 
-INSTANTIATE_TEST_SUITE_P(GgufPyQuantizers, QuantizeGolden, ::testing::Values(DType::Q8_0, DType::Q4_0),
+INSTANTIATE_TEST_SUITE_P(GgufPyQuantizers, QuantizeGolden, ::testing::Values(DType::Q8_0, DType::Q4_0, DType::Q5_0),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 // ---- round-trip error bounds ----------------------------------------------------------------------------
@@ -205,7 +206,7 @@ TEST(QuantRoundTrip, KTypesKeepSubBlockMagnitudes) {
 }
 
 TEST(QuantRoundTrip, ZerosStayZero) {
-  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q5_0}) {
     const std::vector<float> x(256, 0.0f);
     for (float v : round_trip(t, x)) ASSERT_EQ(v, 0.0f) << dtype_name(t);
   }
@@ -227,7 +228,7 @@ TEST(QuantRoundTrip, PlainTypesConvert) {
 TEST(QuantErrors, PartialBlocksAndNegativeCountsThrow) {
   std::vector<uint8_t> buf(1024);
   std::vector<float> f(512);
-  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q5_0}) {
     const auto be = static_cast<int64_t>(dtype_block_elems(t));
     for (int64_t n : {be - 1, be + 1, int64_t{-static_cast<int64_t>(be)}}) {
       EXPECT_THROW(dequantize_row(t, buf.data(), f.data(), n), Error) << dtype_name(t) << " n=" << n;
@@ -245,7 +246,7 @@ TEST(QuantErrors, PartialBlocksAndNegativeCountsThrow) {
 
 TEST(QuantErrors, NonFiniteAndOverflowingValuesThrow) {
   std::vector<uint8_t> buf(dtype_bytes_for(DType::Q8_0, 256));  // the largest of these at 256 elements
-  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+  for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q5_0}) {
     for (float bad : {std::nanf(""), INFINITY, 1e30f}) {  // 1e30: the block's f16 scale would be inf
       std::vector<float> x(256, 0.5f);
       x[40] = bad;
@@ -298,6 +299,24 @@ TEST(QuantTensor, RowSlicesDequantizeTheirRows) {
       EXPECT_EQ(std::memcmp(strided.data() + k * cols, all.data() + 2 * k * cols, cols * 4), 0)
           << dtype_name(t) << " slice row " << k;
   }
+}
+
+}  // namespace
+}  // namespace ltx
+
+namespace ltx {
+namespace {
+
+// Q5_0 uses all 32 levels: a ramp from -max to +max decodes within half a step of its input.
+TEST(QuantRoundTrip, Q5_0WithinHalfAStep) {
+  std::vector<float> x(64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -1.0f + 2.0f * static_cast<float>(i) / 63.0f;
+  std::vector<uint8_t> blocks(2 * dtype_block_bytes(DType::Q5_0));
+  std::vector<float> y(64);
+  quantize_row(DType::Q5_0, x.data(), blocks.data(), 64);
+  dequantize_row(DType::Q5_0, blocks.data(), y.data(), 64);
+  const float step = 1.0f / 16.0f;
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_LE(std::abs(x[i] - y[i]), 0.5f * step + 1e-3f) << i;
 }
 
 }  // namespace

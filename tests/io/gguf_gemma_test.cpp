@@ -51,9 +51,15 @@ TEST(GGUFGemma, MetadataAndTensorsMatchGgufPy) {
   const auto norm = f.get("output_norm.weight").to_floats();
   ASSERT_EQ(norm.size(), 640u);
   EXPECT_EQ(std::vector<float>(norm.begin(), norm.begin() + 4), (std::vector<float>{7.125f, 9.5625f, 47.0f, 145.0f}));
-  // q5_0 (81 tensors in this file) is listed but not loadable.
+  // q5_0 (81 tensors in this file) dequantizes to gguf-py's values (gguf.quants.dequantize, gguf 0.19.0).
   EXPECT_EQ(ggml_type_name(f.info("blk.0.attn_q.weight").ggml_type), "q5_0");
-  test::expect_error([&] { f.get("blk.0.attn_q.weight"); }, {path, "blk.0.attn_q.weight", "q5_0"});
+  const auto q = f.get("blk.0.attn_q.weight");
+  EXPECT_EQ(q.dtype(), DType::Q5_0);
+  EXPECT_EQ(q.shape(), (Shape{1024, 640}));
+  const auto qv = q.to_floats();
+  EXPECT_EQ(std::vector<float>(qv.begin(), qv.begin() + 4),
+            (std::vector<float>{-0.0037841796875f, 0.007568359375f, -0.01513671875f, -0.00567626953125f}));
+  EXPECT_EQ(std::vector<float>(qv.end() - 2, qv.end()), (std::vector<float>{-0.01312255859375f, 0.01312255859375f}));
 }
 
 }  // namespace

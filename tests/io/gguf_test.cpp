@@ -15,7 +15,7 @@ namespace {
 using test::bytes_of;
 using test::GGUFWriter;
 
-constexpr uint32_t kF32 = 0, kF16 = 1, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kBF16 = 30;
+constexpr uint32_t kF32 = 0, kF16 = 1, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kBF16 = 30;
 
 class GGUFVersions : public ::testing::TestWithParam<uint32_t> {};
 
@@ -143,7 +143,7 @@ TEST(GGUF, GeneralAlignment) {
 
 TEST(GGUF, UnsupportedTypesAreListedButNotLoaded) {
   GGUFWriter w;
-  w.add_tensor("q5", {32, 2}, kQ5_0, std::string(44, '\0'));
+  w.add_tensor("q5", {32, 2}, kQ5_1, std::string(48, '\0'));
   w.add_tensor("mystery", {4}, 99, std::string(16, '\0'));
   test::TempDir dir;
   const std::string path = dir.file("types.gguf");
@@ -151,9 +151,9 @@ TEST(GGUF, UnsupportedTypesAreListedButNotLoaded) {
   const auto f = GGUFFile::open(path);
   ASSERT_EQ(f.tensors().size(), 2u);
   EXPECT_FALSE(f.info("q5").dtype.has_value());
-  EXPECT_EQ(ggml_type_name(f.info("q5").ggml_type), "q5_0");
+  EXPECT_EQ(ggml_type_name(f.info("q5").ggml_type), "q5_1");
   EXPECT_EQ(ggml_type_name(f.info("mystery").ggml_type), "type 99");
-  test::expect_error([&] { f.get("q5"); }, {path, "'q5'", "q5_0", "does not support"});
+  test::expect_error([&] { f.get("q5"); }, {path, "'q5'", "q5_1", "does not support"});
   test::expect_error([&] { f.get("mystery"); }, {path, "'mystery'", "type 99"});
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Makes the block-quantization goldens in tests/data/quant/ from gguf-py (the reference numpy codecs).
 
-For each of Q8_0, Q4_0, Q4_K, Q5_K, Q6_K:
+For each of Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q5_0:
   dequant_<type>.blocks  random valid blocks (random bytes, every f16 scale finite)
   dequant_<type>.f32     gguf.quants.dequantize of those blocks, little-endian float32
-For Q8_0 and Q4_0 (the types gguf-py can quantize):
+For Q8_0, Q4_0 and Q5_0 (types gguf-py can quantize):
   quantize_<type>.f32    float32 input, including edge-case blocks
   quantize_<type>.blocks gguf.quants.quantize of that input
 versions.txt records the package versions that made them.
@@ -87,6 +87,16 @@ def main() -> None:
         q = quantize(x, qtype)
         (out / f"quantize_{name}.f32").write_bytes(x.astype("<f4").tobytes())
         (out / f"quantize_{name}.blocks").write_bytes(q.tobytes())
+    # Q5_0 was added later: its own generator, so the files above stay byte-identical.
+    rng_q5 = np.random.default_rng(20261129)
+    blocks = random_blocks(rng_q5, Q.Q5_0, [0], 64)
+    values = dequantize(blocks, Q.Q5_0).astype("<f4", copy=False)
+    assert np.isfinite(values).all()
+    (out / "dequant_q5_0.blocks").write_bytes(blocks.tobytes())
+    (out / "dequant_q5_0.f32").write_bytes(values.tobytes())
+    x = quantize_input(rng_q5, 48)
+    (out / "quantize_q5_0.f32").write_bytes(x.astype("<f4").tobytes())
+    (out / "quantize_q5_0.blocks").write_bytes(quantize(x, Q.Q5_0).tobytes())
     (out / "versions.txt").write_text(f"gguf=={metadata.version('gguf')}\nnumpy=={np.__version__}\n")
 
 
