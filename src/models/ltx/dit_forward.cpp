@@ -1,0 +1,294 @@
+// The DiT call: host-side argument preparation (ltx_core transformer_args.py: TransformerArgsPreprocessor,
+// MultiModalTransformerArgsPreprocessor), the blocks (transformer.py:BasicAVTransformerBlock.forward), the output
+// heads (model.py:_process_output) and velocity -> x0 (model.py:X0Model, utils.py:to_denoised).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "core/error.h"
+#include "models/ltx/dit.h"
+#include "nn/rope_ltx.h"
+
+namespace ltx::ltxm {
+namespace {
+
+// Graph-side arguments of one stream (ltx_core TransformerArgs).
+struct StreamArgs {
+  std::string p;  // key prefix: "" (video) or "audio_"
+  std::string stream;  // "video" | "audio"
+  Value latent, timesteps, x, mod, emb, context;
+  std::optional<Value> prompt_mod, self_bias, cross_cos, cross_sin, av_ss, av_gate;
+  Value pe_cos, pe_sin;
+};
+
+std::vector<float> scaled(const Tensor& t, float mult) {
+  std::vector<float> v = t.to_floats();
+  for (float& x : v) x *= mult;  // timestep · timestep_scale_multiplier in f32, as torch
+  return v;
+}
+
+Value rms(Value x, float eps) { return ops::rms_norm(x, std::nullopt, eps, NormWeight::None); }
+
+// adaln(sinusoid(values)) tapped as <name>.out.{modulation,embedded_timestep}; modulation viewed [B, T', coef, D].
+std::pair<Value, Value> run_adaln(Graph& g, Feed& feed, Taps& taps, const nn::AdaLayerNormSingle& a,
+                                  const std::vector<float>& values, int64_t b) {
+  const Value s = feed.add(g, a.name + ".sinusoid", nn::timestep_sinusoid(values, nn::kTimestepSinusoidDim));
+  const auto out = a(s);
+  taps(out.modulation, a.name + ".out.modulation");
+  taps(out.embedded_timestep, a.name + ".out.embedded_timestep");
+  const auto rows = static_cast<int64_t>(values.size());
+  LTX_CHECK(rows % b == 0, "ltx.dit", a.name, ": ", rows, " timesteps for batch ", b);
+  return {ops::reshape(out.modulation, {b, rows / b, a.coef, a.dim}),
+          ops::reshape(out.embedded_timestep, {b, rows / b, a.dim})};
+}
+
+// Additive log-space bias from a [B, T, T] mask in [0, 1] (transformer_args.py:_prepare_self_attention_mask):
+// m > 0 -> log(max(m, tiny)), m <= 0 -> finfo(float32).min; returned as [B, 1, T, T].
+Tensor self_attention_bias(const Tensor& mask) {
+  LTX_CHECK(mask.rank() == 3 && mask.dim(1) == mask.dim(2), "ltx.dit", "attention_mask must be [B, T, T], got ",
+            mask.shape().str());
+  std::vector<float> v = mask.to_floats();
+  for (float& x : v) x = x > 0.0f ? std::log(std::max(x, FLT_MIN)) : -FLT_MAX;
+  return Tensor::from_floats(DType::F32, {mask.dim(0), 1, mask.dim(1), mask.dim(2)}, v);
+}
+
+bool perturbed(const SamplePerturbations& s, Perturbation kind, int64_t block) {
+  return std::any_of(s.begin(), s.end(), [&](const PerturbationSpec& p) {
+    return p.kind == kind &&
+           (!p.blocks || std::find(p.blocks->begin(), p.blocks->end(), block) != p.blocks->end());
+  });
+}
+
+enum class Mix { None, Some, All };
+
+struct Perturbations {
+  const std::vector<SamplePerturbations>* samples;
+  int64_t b;
+  Mix mix(Perturbation kind, int64_t block) const {
+    if (samples->empty()) return Mix::None;
+    int64_t n = 0;
+    for (const auto& s : *samples) n += perturbed(s, kind, block) ? 1 : 0;
+    return n == 0 ? Mix::None : (n == b ? Mix::All : Mix::Some);
+  }
+  // [B, 1, 1]: 1 keeps the sample's result, 0 marks it perturbed (perturbations.py:mask_like).
+  Value keep_mask(Graph& g, Feed& feed, Perturbation kind, int64_t block) const {
+    std::vector<float> m;
+    for (const auto& s : *samples) m.push_back(perturbed(s, kind, block) ? 0.0f : 1.0f);
+    return feed.add(g, "perturbation." + std::to_string(static_cast<int>(kind)) + "." + std::to_string(block),
+                    Tensor::from_floats(DType::F32, {b, 1, 1}, m));
+  }
+};
+
+struct Builder {
+  Graph& g;
+  Feed& feed;
+  Taps& taps;
+  const DitConfig& c;
+  const DitWeights& w;
+  const Perturbations& pert;
+  std::map<std::string, Tensor>& host;
+
+  StreamArgs prepare(const DitStreamWeights& sw, const DitStreamInput& in, const DitStreamInput* other,
+                     bool audio) {
+    StreamArgs s;
+    s.p = audio ? "audio_" : "";
+    s.stream = audio ? "audio" : "video";
+    const int64_t b = in.latent.dim(0), t = in.latent.dim(1);
+    const int64_t d = audio ? c.audio_inner() : c.inner();
+    const int64_t heads = audio ? c.audio_n_heads : c.n_heads;
+    LTX_CHECK(in.latent.rank() == 3 && in.timesteps.numel() == b * t && in.sigma.numel() == b, "ltx.dit", s.stream,
+              ": latent ", in.latent.shape().str(), ", timesteps ", in.timesteps.shape().str(), ", sigma ",
+              in.sigma.shape().str(), " do not agree");
+    s.latent = feed.add(g, s.stream + ".latent", in.latent.contiguous());
+    s.timesteps = feed.add(g, s.stream + ".timesteps", in.timesteps.contiguous().reshape({b, t, 1}));
+    s.x = taps(sw.patchify(s.latent), s.p + "patchify_proj.out");  // [B, T, D]
+
+    const float tsm = c.timestep_scale_multiplier;
+    const std::vector<float> own_t = scaled(in.timesteps, tsm);
+    std::tie(s.mod, s.emb) = run_adaln(g, feed, taps, sw.adaln, own_t, b);  // [B, T, coef, D], [B, T, D]
+    if (sw.prompt_adaln) s.prompt_mod = run_adaln(g, feed, taps, *sw.prompt_adaln, scaled(in.sigma, tsm), b).first;
+
+    s.context = feed.add(g, s.stream + ".context", in.context.contiguous());
+    if (sw.caption_1) s.context = taps((*sw.caption_2)(ops::gelu_tanh((*sw.caption_1)(s.context))), s.p + "caption_projection.out");
+    LTX_CHECK(s.context.dim(2) == d, "ltx.dit", s.stream, " context width ", s.context.dim(2), " != ", d);
+
+    nn::LtxRopeSpec spec{d, heads, c.theta, audio ? c.audio_max_pos : c.max_pos, true, c.rope_mode, c.float64_grid};
+    const nn::RopeTables pe = nn::ltx_rope_tables(spec, in.positions.contiguous());
+    host["rope." + s.stream + ".cos"] = pe.cos;
+    host["rope." + s.stream + ".sin"] = pe.sin;
+    s.pe_cos = feed.add(g, s.stream + ".pe.cos", pe.cos);
+    s.pe_sin = feed.add(g, s.stream + ".pe.sin", pe.sin);
+    if (in.attention_mask.defined()) {
+      const Tensor bias = self_attention_bias(in.attention_mask);
+      host["self_attention_bias." + s.stream] = bias;
+      s.self_bias = feed.add(g, s.stream + ".self_attention_bias", bias);
+    }
+    if (other != nullptr) {
+      // Cross-modal tables: the time axis only, midpoint, max_pos = max of both streams' time max_pos.
+      nn::LtxRopeSpec cs{c.audio_cross_attention_dim, heads, c.theta, {std::max(c.max_pos[0], c.audio_max_pos[0])},
+                         true, c.rope_mode, c.float64_grid};
+      const nn::RopeTables cpe = nn::ltx_rope_tables(cs, in.positions.slice(1, 0, 1).contiguous());
+      host["rope." + s.stream + "_cross.cos"] = cpe.cos;
+      host["rope." + s.stream + "_cross.sin"] = cpe.sin;
+      s.cross_cos = feed.add(g, s.stream + ".cross_pe.cos", cpe.cos);
+      s.cross_sin = feed.add(g, s.stream + ".cross_pe.sin", cpe.sin);
+      // A<->V modulation timesteps (dit_config.h: AvTimestepSemantics).
+      const std::vector<float> other_sigma = scaled(other->sigma, tsm);
+      const auto f = static_cast<float>(static_cast<double>(c.av_ca_timestep_scale_multiplier) / tsm);
+      const bool own_ss = c.av_semantics != AvTimestepSemantics::OtherSigma;
+      std::vector<float> gate = c.av_semantics == AvTimestepSemantics::OwnTokens ? own_t : other_sigma;
+      for (float& x : gate) x *= f;
+      s.av_ss = run_adaln(g, feed, taps, *sw.av_scale_shift, own_ss ? own_t : other_sigma, b).first;
+      s.av_gate = run_adaln(g, feed, taps, *sw.av_gate, gate, b).first;
+    }
+    return s;
+  }
+
+  // Self-attention and text cross-attention of one stream.
+  void self_and_text(StreamArgs& s, const DitBlockStream& bw, int64_t i, Perturbation kind) {
+    const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
+    const std::string tn = bp + s.p + "scale_shift_table";
+    const auto msa = nn::ada_values(bw.table, tn, s.mod, 0, 3);  // shift, scale, gate
+    nn::AttentionCall call;
+    call.pe_cos = s.pe_cos;
+    call.pe_sin = s.pe_sin;
+    call.rope_mode = c.rope_mode;
+    call.mask = s.self_bias;
+    const Mix m = pert.mix(kind, i);
+    call.all_perturbed = m == Mix::All;
+    if (m == Mix::Some) call.perturbation_mask = pert.keep_mask(g, feed, kind, i);
+    const Value a = taps(bw.attn1(ops::modulate(rms(s.x, c.norm_eps), msa[1], msa[0]), call), bp + s.p + "attn1.out");
+    s.x = ops::add(s.x, ops::mul(a, msa[2]));
+
+    nn::AttentionCall text;
+    if (c.cross_attention_adaln) {
+      // transformer.py:apply_cross_attention_adaln: rows 6..8 modulate the query, the prompt table the context.
+      const auto q = nn::ada_values(bw.table, tn, s.mod, 6, 3);  // shift_q, scale_q, gate
+      const auto kv = nn::ada_values(bw.prompt_table, bp + s.p + "prompt_scale_shift_table", *s.prompt_mod, 0, 2);
+      text.context = ops::modulate(s.context, kv[1], kv[0]);
+      const Value o = taps(bw.attn2(ops::modulate(rms(s.x, c.norm_eps), q[1], q[0]), text), bp + s.p + "attn2.out");
+      s.x = ops::add(s.x, ops::mul(o, q[2]));
+    } else {
+      text.context = s.context;
+      s.x = ops::add(s.x, taps(bw.attn2(rms(s.x, c.norm_eps), text), bp + s.p + "attn2.out"));
+    }
+  }
+
+  void feed_forward(StreamArgs& s, const DitBlockStream& bw, int64_t i) {
+    const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
+    const auto mlp = nn::ada_values(bw.table, bp + s.p + "scale_shift_table", s.mod, 3, 3);  // shift, scale, gate
+    const Value f = taps(bw.ff(ops::modulate(rms(s.x, c.norm_eps), mlp[1], mlp[0])), bp + s.p + "ff.out");
+    s.x = ops::add(s.x, ops::mul(f, mlp[2]));
+  }
+
+  // One direction of A<->V attention: rows r, r+1 of both tables (scale, shift), row 4 of the query's table plus
+  // its gate AdaLN. Both streams read the snapshots qn/kn taken before either update.
+  Value av_attention(const StreamArgs& q, const StreamArgs& k, Value qn, Value kn, const DitBlockStream& qw,
+                     const DitBlockStream& kw, const nn::AttentionBlock& attn, int64_t r, int64_t i,
+                     const std::string& name) {
+    const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
+    const auto qss = nn::ada_values(qw.av_table.slice(0, 0, 4), bp + "scale_shift_table_a2v_ca_" + q.stream, *q.av_ss, r, 2);
+    const auto kss = nn::ada_values(kw.av_table.slice(0, 0, 4), bp + "scale_shift_table_a2v_ca_" + k.stream, *k.av_ss, r, 2);
+    const auto gate = nn::ada_values(qw.av_table.slice(0, 4, 5), bp + "scale_shift_table_a2v_ca_" + q.stream + ".gate",
+                                     *q.av_gate, 0, 1);
+    nn::AttentionCall call;
+    call.context = ops::modulate(kn, kss[0], kss[1]);
+    call.pe_cos = q.cross_cos;
+    call.pe_sin = q.cross_sin;
+    call.k_pe_cos = k.cross_cos;
+    call.k_pe_sin = k.cross_sin;
+    call.rope_mode = c.rope_mode;
+    const Value o = taps(attn(ops::modulate(qn, qss[0], qss[1]), call), bp + name + ".out");
+    return ops::mul(o, gate[0]);
+  }
+
+  void block(int64_t i, StreamArgs* v, StreamArgs* a) {
+    const DitBlockWeights& bw = w.blocks[static_cast<size_t>(i)];
+    if (v) self_and_text(*v, *bw.video, i, Perturbation::SkipVideoSelfAttn);
+    if (a) self_and_text(*a, *bw.audio, i, Perturbation::SkipAudioSelfAttn);
+    if (v && a) {
+      const Value vn = rms(v->x, c.norm_eps), an = rms(a->x, c.norm_eps);
+      const Mix a2v = pert.mix(Perturbation::SkipA2V, i), v2a = pert.mix(Perturbation::SkipV2A, i);
+      if (a2v != Mix::All) {
+        Value o = av_attention(*v, *a, vn, an, *bw.video, *bw.audio, *bw.audio_to_video, 0, i, "audio_to_video_attn");
+        if (a2v == Mix::Some) o = ops::mul(o, pert.keep_mask(g, feed, Perturbation::SkipA2V, i));
+        v->x = ops::add(v->x, o);
+      }
+      if (v2a != Mix::All) {
+        Value o = av_attention(*a, *v, an, vn, *bw.audio, *bw.video, *bw.video_to_audio, 2, i, "video_to_audio_attn");
+        if (v2a == Mix::Some) o = ops::mul(o, pert.keep_mask(g, feed, Perturbation::SkipV2A, i));
+        a->x = ops::add(a->x, o);
+      }
+    }
+    if (v) feed_forward(*v, *bw.video, i);
+    if (a) feed_forward(*a, *bw.audio, i);
+    const std::string bp = "transformer_blocks." + std::to_string(i) + ".out.";
+    if (v) v->x = taps(v->x, bp + "video");
+    if (a) a->x = taps(a->x, bp + "audio");
+  }
+
+  // model.py:_process_output: LayerNorm (no affine) · (1 + scale) + shift with (shift, scale) = table + emb; then
+  // proj_out; x0 = latent − velocity·t per token in f32.
+  std::pair<Value, Value> head(const StreamArgs& s, const DitStreamWeights& sw) {
+    const int64_t d = sw.out_table.dim(1);
+    const Value shift = ops::add(s.emb, g.constant(s.p + "scale_shift_table[0]", sw.out_table.slice(0, 0, 1).reshape({d})));
+    const Value scale = ops::add(s.emb, g.constant(s.p + "scale_shift_table[1]", sw.out_table.slice(0, 1, 2).reshape({d})));
+    const Value x = ops::modulate(ops::layer_norm(s.x, std::nullopt, std::nullopt, c.norm_eps), scale, shift);
+    const Value velocity = sw.proj_out(x);
+    return {velocity, ops::sub(s.latent, ops::mul(velocity, s.timesteps))};
+  }
+};
+
+}  // namespace
+
+DitOutput Dit::run(const DitCall& call, bool collect_intermediates) {
+  const DitConfig& c = config_;
+  LTX_CHECK(call.video.has_value(), "ltx.dit", "a call needs video inputs (audio-only DiTs are not supported)");
+  LTX_CHECK(!call.audio || c.has_audio(), "ltx.dit", "audio inputs given to a video-only DiT");
+  const int64_t b = call.video->latent.dim(0);
+  LTX_CHECK(!call.audio || call.audio->latent.dim(0) == b, "ltx.dit", "video and audio batch sizes differ");
+  LTX_CHECK(call.perturbations.empty() || static_cast<int64_t>(call.perturbations.size()) == b, "ltx.dit",
+            call.perturbations.size(), " perturbation configs for batch ", b);
+
+  Graph g;
+  Feed feed;
+  Taps taps{.collect = collect_intermediates};
+  DitOutput out;
+  const Perturbations pert{&call.perturbations, b};
+  Builder bld{g, feed, taps, c, weights_, pert, out.intermediates};
+  const DitStreamInput* vin = &*call.video;
+  const DitStreamInput* ain = call.audio ? &*call.audio : nullptr;
+  // Empty streams are skipped, as transformer.py's run_vx/run_ax (numel() > 0).
+  const bool run_v = vin->latent.numel() > 0, run_a = ain && ain->latent.numel() > 0;
+  std::optional<StreamArgs> v, a;
+  if (run_v) v = bld.prepare(*weights_.video, *vin, run_a ? ain : nullptr, false);
+  if (run_a) a = bld.prepare(*weights_.audio, *ain, run_v ? vin : nullptr, true);
+  for (int64_t i = 0; i < c.n_layers; ++i) bld.block(i, v ? &*v : nullptr, a ? &*a : nullptr);
+  if (v) {
+    const auto [vel, x0] = bld.head(*v, *weights_.video);
+    g.output(vel, "video.velocity");
+    g.output(x0, "video.denoised");
+  }
+  if (a) {
+    const auto [vel, x0] = bld.head(*a, *weights_.audio);
+    g.output(vel, "audio.velocity");
+    g.output(x0, "audio.denoised");
+  }
+  taps.declare_outputs(g);
+
+  Plan& plan = plans_.get(g);
+  const auto results = plan.run(feed.tensors);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string& name = plan.output_names()[i];
+    Tensor t = results[i].clone();
+    if (name == "video.velocity") out.video_velocity = t;
+    else if (name == "video.denoised") out.video_denoised = t;
+    else if (name == "audio.velocity") out.audio_velocity = t;
+    else if (name == "audio.denoised") out.audio_denoised = t;
+    else out.intermediates[name] = t;
+  }
+  if (!collect_intermediates) out.intermediates.clear();
+  return out;
+}
+
+}  // namespace ltx::ltxm
