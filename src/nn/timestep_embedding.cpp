@@ -15,7 +15,8 @@ Tensor timestep_sinusoid(std::span<const float> t, int64_t dim, const SinusoidOp
   std::vector<float> freq(static_cast<size_t>(half));
   const float neg_log_period = -static_cast<float>(std::log(static_cast<double>(o.max_period)));
   const float denom = static_cast<float>(half) - o.downscale_freq_shift;
-  for (int64_t i = 0; i < half; ++i) freq[static_cast<size_t>(i)] = std::exp(neg_log_period * static_cast<float>(i) / denom);
+  for (int64_t i = 0; i < half; ++i)
+    freq[static_cast<size_t>(i)] = std::exp(neg_log_period * static_cast<float>(i) / denom);
   const auto n = static_cast<int64_t>(t.size());
   std::vector<float> out(static_cast<size_t>(n * dim), 0.0f);
   for (int64_t r = 0; r < n; ++r) {

@@ -45,7 +45,8 @@ std::map<std::string, Tensor> run_dit(const GoldenCase& c, Precision p) {
   const nlohmann::json tc = checkpoint_transformer_config(*source);
   const std::string type = params.at("model_type").get<std::string>();
   LTX_CHECK(type == "audio_video" || type == "video_only", "verify", "unknown model_type ", type);
-  DitConfig config = DitConfig::from_metadata(tc, type == "audio_video" ? DitModelType::AudioVideo : DitModelType::VideoOnly);
+  const DitModelType model_type = type == "audio_video" ? DitModelType::AudioVideo : DitModelType::VideoOnly;
+  DitConfig config = DitConfig::from_metadata(tc, model_type);
   config.av_semantics = semantics_from_params(params);
   WeightLoader loader(source, params.at("weights_prefix").get<std::string>());
   Dit dit = Dit::load(loader, config, compute_dtype(p));

@@ -35,7 +35,8 @@ DitConfig DitConfig::from_metadata(const nlohmann::json& tc, DitModelType type) 
   std::string bad;
   const auto check = [&](const char* key, const nlohmann::json& want) {
     const nlohmann::json have = tc.contains(key) ? tc.at(key) : nlohmann::json(nullptr);
-    if (have != want) bad += std::string(bad.empty() ? "" : "; ") + key + " is " + have.dump() + ", expected " + want.dump();
+    if (have == want) return;
+    bad += std::string(bad.empty() ? "" : "; ") + key + " is " + have.dump() + ", expected " + want.dump();
   };
   for (const auto& [k, v] : fixed) check(k, v);
   if (type == DitModelType::AudioVideo) {

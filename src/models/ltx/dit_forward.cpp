@@ -109,7 +109,10 @@ struct Builder {
     if (sw.prompt_adaln) s.prompt_mod = run_adaln(g, feed, taps, *sw.prompt_adaln, scaled(in.sigma, tsm), b).first;
 
     s.context = feed.add(g, s.stream + ".context", in.context.contiguous());
-    if (sw.caption_1) s.context = taps((*sw.caption_2)(ops::gelu_tanh((*sw.caption_1)(s.context))), s.p + "caption_projection.out");
+    if (sw.caption_1) {
+      const Value h = ops::gelu_tanh((*sw.caption_1)(s.context));
+      s.context = taps((*sw.caption_2)(h), s.p + "caption_projection.out");
+    }
     LTX_CHECK(s.context.dim(2) == d, "ltx.dit", s.stream, " context width ", s.context.dim(2), " != ", d);
 
     nn::LtxRopeSpec spec{d, heads, c.theta, audio ? c.audio_max_pos : c.max_pos, true, c.rope_mode, c.float64_grid};
@@ -187,10 +190,11 @@ struct Builder {
                      const DitBlockStream& kw, const nn::AttentionBlock& attn, int64_t r, int64_t i,
                      const std::string& name) {
     const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
-    const auto qss = nn::ada_values(qw.av_table.slice(0, 0, 4), bp + "scale_shift_table_a2v_ca_" + q.stream, *q.av_ss, r, 2);
-    const auto kss = nn::ada_values(kw.av_table.slice(0, 0, 4), bp + "scale_shift_table_a2v_ca_" + k.stream, *k.av_ss, r, 2);
-    const auto gate = nn::ada_values(qw.av_table.slice(0, 4, 5), bp + "scale_shift_table_a2v_ca_" + q.stream + ".gate",
-                                     *q.av_gate, 0, 1);
+    const std::string qt = bp + "scale_shift_table_a2v_ca_" + q.stream;
+    const std::string kt = bp + "scale_shift_table_a2v_ca_" + k.stream;
+    const auto qss = nn::ada_values(qw.av_table.slice(0, 0, 4), qt, *q.av_ss, r, 2);  // scale, shift
+    const auto kss = nn::ada_values(kw.av_table.slice(0, 0, 4), kt, *k.av_ss, r, 2);
+    const auto gate = nn::ada_values(qw.av_table.slice(0, 4, 5), qt + ".gate", *q.av_gate, 0, 1);
     nn::AttentionCall call;
     call.context = ops::modulate(kn, kss[0], kss[1]);
     call.pe_cos = q.cross_cos;
@@ -231,8 +235,11 @@ struct Builder {
   // proj_out; x0 = latent − velocity·t per token in f32.
   std::pair<Value, Value> head(const StreamArgs& s, const DitStreamWeights& sw) {
     const int64_t d = sw.out_table.dim(1);
-    const Value shift = ops::add(s.emb, g.constant(s.p + "scale_shift_table[0]", sw.out_table.slice(0, 0, 1).reshape({d})));
-    const Value scale = ops::add(s.emb, g.constant(s.p + "scale_shift_table[1]", sw.out_table.slice(0, 1, 2).reshape({d})));
+    const auto row = [&](int64_t r) {
+      const std::string name = s.p + "scale_shift_table[" + std::to_string(r) + "]";
+      return ops::add(s.emb, g.constant(name, sw.out_table.slice(0, r, r + 1).reshape({d})));
+    };
+    const Value shift = row(0), scale = row(1);
     const Value x = ops::modulate(ops::layer_norm(s.x, std::nullopt, std::nullopt, c.norm_eps), scale, shift);
     const Value velocity = sw.proj_out(x);
     return {velocity, ops::sub(s.latent, ops::mul(velocity, s.timesteps))};

@@ -29,8 +29,8 @@ DitStreamWeights load_stream(const WeightLoader& l, const DitConfig& c, const St
     const std::string stream = p.empty() ? "video" : "audio";
     w.av_scale_shift = nn::AdaLayerNormSingle::load(l, "av_ca_" + stream + "_scale_shift_adaln_single", s.dim, 4,
                                                     compute);
-    w.av_gate = nn::AdaLayerNormSingle::load(l, p.empty() ? "av_ca_a2v_gate_adaln_single" : "av_ca_v2a_gate_adaln_single",
-                                             s.dim, 1, compute);
+    const char* gate = p.empty() ? "av_ca_a2v_gate_adaln_single" : "av_ca_v2a_gate_adaln_single";
+    w.av_gate = nn::AdaLayerNormSingle::load(l, gate, s.dim, 1, compute);
   }
   return w;
 }

@@ -8,6 +8,9 @@
 namespace ltx::ltxm {
 namespace {
 
+// Parameter-free RMS norm with eps 1e-6 (ltx_core/utils.py:rms_norm's default).
+Value rms(Value x) { return ops::rms_norm(x, std::nullopt, 1e-6f, NormWeight::None); }
+
 constexpr float kBig = 3.0e38f;  // stands in for ±inf in the masked min/max (inf·0 would be NaN)
 
 std::vector<double> doubles(const nlohmann::json& j) {
@@ -185,12 +188,12 @@ Value EmbeddingsConnector::operator()(Value features, Value ids, Value cos, Valu
   call.rope_mode = config.rope_mode;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const std::string bp = pre + std::to_string(i);
-    const Value a = taps(blocks[i].attn1(ops::rms_norm(h, std::nullopt, 1e-6f, NormWeight::None), call), bp + ".attn1.out");
+    const Value a = taps(blocks[i].attn1(rms(h), call), bp + ".attn1.out");
     h = ops::add(a, h);
-    const Value f = taps(blocks[i].ff(ops::rms_norm(h, std::nullopt, 1e-6f, NormWeight::None)), bp + ".ff.out");
+    const Value f = taps(blocks[i].ff(rms(h)), bp + ".ff.out");
     h = taps(ops::add(f, h), bp + ".out");
   }
-  return ops::rms_norm(h, std::nullopt, 1e-6f, NormWeight::None);
+  return rms(h);
 }
 
 }  // namespace ltx::ltxm
