@@ -14,5 +14,6 @@ void register_schedule_runners(ComponentRegistry& registry);  // schedule_runner
 void register_ltx_text_runners(ComponentRegistry& registry);  // ltx_text_runners.cpp
 void register_ltx_dit_runners(ComponentRegistry& registry);   // ltx_dit_runners.cpp
 void register_media_vae_runners(ComponentRegistry& registry);  // media_vae_runners.cpp
+void register_gemma3_runners(ComponentRegistry& registry);    // gemma3_runner.cpp
 
 }  // namespace ltx

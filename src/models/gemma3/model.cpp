@@ -1,0 +1,227 @@
+#include "models/gemma3/model.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "core/error.h"
+#include "core/half.h"
+#include "io/gguf.h"
+#include "nn/weight_source.h"
+
+namespace ltx::gemma3 {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+struct Tables {
+  Tensor cos, sin;  // f32 [B, 1, T, D/2]
+};
+
+// HF's default rotary tables (transformers modeling_rope_utils.py _compute_default_rope_parameters and
+// Gemma3RotaryEmbedding.forward): inv_freq_j = 1 / base^(2j/D) in f32, divided by the linear factor on global
+// layers; angle = inv_freq · position in f32; cos/sin of it. Split-half pairing (j, j + D/2).
+Tables rope_tables(const std::vector<int64_t>& pos, int64_t b, int64_t t, int64_t d, double base, double factor) {
+  const int64_t half = d / 2;
+  std::vector<float> inv(static_cast<size_t>(half));
+  for (int64_t j = 0; j < half; ++j) {
+    const float expo = static_cast<float>(2 * j) / static_cast<float>(d);
+    inv[j] = 1.0f / std::pow(static_cast<float>(base), expo);
+    if (factor != 1.0) inv[j] /= static_cast<float>(factor);
+  }
+  std::vector<float> c(static_cast<size_t>(b * t * half)), s(c.size());
+  for (int64_t r = 0; r < b * t; ++r)
+    for (int64_t j = 0; j < half; ++j) {
+      const float angle = inv[j] * static_cast<float>(pos[r]);
+      c[r * half + j] = std::cos(angle);
+      s[r * half + j] = std::sin(angle);
+    }
+  const Shape shape{b, 1, t, half};
+  return {Tensor::from_floats(DType::F32, shape, c), Tensor::from_floats(DType::F32, shape, s)};
+}
+
+// Additive mask [B, 1, T, T]: 0 where query i may see key j, −inf elsewhere (masking_utils.py causal_mask_function,
+// sliding_window_overlay, padding_mask_function). A query that sees nothing gets a zero attention output, as
+// torch's SDPA returns for a fully masked row.
+Tensor attention_mask(const std::vector<int64_t>& pos, const std::vector<int64_t>& valid, int64_t b, int64_t t,
+                      int64_t window) {
+  std::vector<float> m(static_cast<size_t>(b * t * t), kNegInf);
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t i = 0; i < t; ++i)
+      for (int64_t j = 0; j < t; ++j) {
+        const int64_t pi = pos[n * t + i], pj = pos[n * t + j];
+        if (valid[n * t + j] && pj <= pi && (window <= 0 || pi - pj < window)) m[(n * t + i) * t + j] = 0.0f;
+      }
+  return Tensor::from_floats(DType::F32, {b, 1, t, t}, m);
+}
+
+struct Builder {
+  const Config& c;
+  const Weights& w;
+  Graph g;
+  Value rope_cos[2], rope_sin[2], mask[2];  // [0] sliding, [1] global
+
+  Value attention(const LayerWeights& lw, Value x, int kind, const std::string& name) {
+    // x [B, T, hidden]
+    const int64_t b = x.dim(0), t = x.dim(1), hd = c.head_dim;
+    const auto heads = [&](Value y, int64_t n, const nn::RmsNorm* norm) {
+      y = ops::reshape(y, {b, t, n, hd});
+      if (norm) y = (*norm)(y);                      // QK-norm over head_dim, before RoPE
+      return ops::permute(y, {0, 2, 1, 3});          // [B, n, T, hd]
+    };
+    Value q = heads(lw.q_proj(x), c.n_heads, &lw.q_norm);
+    Value k = heads(lw.k_proj(x), c.n_kv_heads, &lw.k_norm);
+    const Value v = heads(lw.v_proj(x), c.n_kv_heads, nullptr);
+    q = ops::rope(q, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
+    k = ops::rope(k, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
+    const Value a = ops::attention(q, k, v, mask[kind], c.attention_scale());  // [B, H, T, hd]
+    return g.name(lw.o_proj(nn::merge_heads(a)), name + ".self_attn.out");    // [B, T, hidden]
+  }
+
+  Value mlp(const LayerWeights& lw, Value x, const std::string& name) {
+    // gelu_pytorch_tanh(gate) · up, then down (Gemma3MLP.forward)
+    const Value h = ops::mul(ops::gelu_tanh(lw.gate_proj(x)), lw.up_proj(x));  // [B, T, I]
+    return g.name(lw.down_proj(h), name + ".mlp.out");                          // [B, T, hidden]
+  }
+
+  struct LayerOut {
+    Value out, attn, mlp;
+  };
+  // Gemma3DecoderLayer.forward: pre- and post-norms around both sub-blocks.
+  LayerOut layer(int i, Value h) {
+    const LayerWeights& lw = w.layers[static_cast<size_t>(i)];
+    const std::string name = "layers." + std::to_string(i);
+    const int kind = c.layer_types[static_cast<size_t>(i)] == LayerType::Full ? 1 : 0;
+    const Value a = attention(lw, lw.input_layernorm(h), kind, name);
+    h = ops::add(h, lw.post_attention_layernorm(a));
+    const Value m = mlp(lw, lw.pre_feedforward_layernorm(h), name);
+    h = g.name(ops::add(h, lw.post_feedforward_layernorm(m)), name + ".out");
+    return {h, a, m};
+  }
+};
+
+std::vector<int64_t> ints_of(const Tensor& t, const char* what, const Shape& shape) {
+  LTX_CHECK(t.shape() == shape, "gemma3", what, " is ", t.describe(), ", expected shape ", shape.str());
+  return t.to_ints();
+}
+
+}  // namespace
+
+Model::Model(Config config, Weights weights, DType compute)
+    : config_(std::move(config)), weights_(std::move(weights)), compute_(compute) {}
+
+Model Model::from_hf(const std::string& config_json, const std::string& weights_path, DType compute) {
+  Config c = Config::from_hf_file(config_json);
+  const auto src = open_safetensors(weights_path);
+  Weights w = Weights::load(c, src, detect_hf_root(*src), compute);
+  return Model(std::move(c), std::move(w), compute);
+}
+
+Model Model::from_gguf(const std::string& path, DType compute) {
+  Config c = Config::from_gguf(GGUFFile::open(path));
+  Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
+  return Model(std::move(c), std::move(w), compute);
+}
+
+Model Model::load(const std::string& path, DType compute) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).extension() == ".gguf") return from_gguf(path, compute);
+  LTX_CHECK(fs::is_directory(path), "gemma3", path, ": expected a .gguf file or a Hugging Face folder");
+  return from_hf((fs::path(path) / "config.json").string(), path, compute);
+}
+
+Output Model::forward(const Tensor& ids, const Tensor& positions, const Tensor& valid, bool intermediates) {
+  LTX_CHECK(ids.rank() == 2, "gemma3", "ids must be [B, T], got ", ids.describe());
+  const int64_t b = ids.dim(0), t = ids.dim(1), d = config_.hidden_size;
+  const std::vector<int64_t> id = ints_of(ids, "ids", {b, t});
+  for (int64_t v : id)
+    LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
+              config_.vocab_size);
+  const std::vector<int64_t> pos = ints_of(positions, "positions", {b, t});
+  const std::vector<int64_t> ok = ints_of(valid, "valid", {b, t});
+
+  Builder bld{config_, weights_, {}, {}, {}, {}};
+  Graph& g = bld.g;
+  const Value ids_in = g.input("ids", DType::I64, {b, t});
+  const char* kinds[2] = {"sliding", "global"};
+  for (int k = 0; k < 2; ++k) {
+    bld.rope_cos[k] = g.input(std::string("rope.") + kinds[k] + ".cos", DType::F32, {b, 1, t, config_.head_dim / 2});
+    bld.rope_sin[k] = g.input(std::string("rope.") + kinds[k] + ".sin", DType::F32, {b, 1, t, config_.head_dim / 2});
+    bld.mask[k] = g.input(std::string("mask.") + kinds[k], DType::F32, {b, 1, t, t});
+  }
+  // Gemma3TextScaledWordEmbedding: the f32 sqrt(hidden) buffer is cast to the weight dtype before the multiply,
+  // so a bf16 model scales by the bf16-rounded value (e.g. 3840 -> 62.0, not 61.9677).
+  float embed_scale = static_cast<float>(std::sqrt(static_cast<double>(d)));
+  if (compute_ == DType::BF16) embed_scale = bf16_to_f32(f32_to_bf16(embed_scale));
+  Value h = ops::gather(g.constant("embed_tokens.weight", weights_.embed_tokens), ids_in);  // [B, T, hidden]
+  if (h.dtype() != DType::F32) h = ops::cast(h, DType::F32);
+  h = ops::scale(h, embed_scale);
+  g.output(h, "hidden_states.0");
+  const int64_t n = config_.n_layers;
+  for (int i = 0; i < n; ++i) {
+    const Builder::LayerOut l = bld.layer(i, h);
+    h = l.out;
+    // layers.{i}.out for i < n-1 is hidden_states.{i+1}; one node is output under one name.
+    if (i + 1 < n) g.output(h, "hidden_states." + std::to_string(i + 1));
+    if (intermediates && i == 0) {
+      g.output(l.attn, "layers.0.self_attn.out");
+      g.output(l.mlp, "layers.0.mlp.out");
+    }
+  }
+  g.output(weights_.norm(h), "hidden_states." + std::to_string(n));
+  if (intermediates) g.output(h, "layers." + std::to_string(n - 1) + ".out");
+
+  const Tables local = rope_tables(pos, b, t, config_.head_dim, config_.rope_local_base_freq, 1.0);
+  const Tables global = rope_tables(pos, b, t, config_.head_dim, config_.rope_theta, config_.rope_linear_factor);
+  const Tensor ids64 = ids.dtype() == DType::I64 ? ids.contiguous() : ids.to(DType::I64);
+  Plan& plan = plans_.get(g);
+  const std::span<const Tensor> outs =
+      plan.run({ids64, local.cos, local.sin, attention_mask(pos, ok, b, t, config_.sliding_window), global.cos,
+                global.sin, attention_mask(pos, ok, b, t, 0)});
+
+  Output result;
+  result.hidden_states.resize(static_cast<size_t>(n + 1));
+  const auto& names = plan.output_names();
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& nm = names[k];
+    if (nm.rfind("hidden_states.", 0) == 0) {
+      result.hidden_states[std::stoul(nm.substr(14))] = outs[k].clone();
+    } else {
+      result.intermediates[nm] = outs[k].clone();
+    }
+  }
+  if (intermediates)
+    for (int64_t i = 0; i + 1 < n; ++i)
+      result.intermediates["layers." + std::to_string(i) + ".out"] = result.hidden_states[static_cast<size_t>(i + 1)];
+  return result;
+}
+
+Output Model::forward_padded(const Tensor& ids, const Tensor& mask, bool intermediates) {
+  LTX_CHECK(ids.rank() == 2 && mask.shape() == ids.shape(), "gemma3", "ids ", ids.describe(), " and mask ",
+            mask.describe(), " must both be [B, T]");
+  const int64_t b = ids.dim(0), t = ids.dim(1);
+  std::vector<int64_t> pos(static_cast<size_t>(b * t));
+  for (int64_t i = 0; i < b * t; ++i) pos[i] = i % t;
+  return forward(ids, Tensor::from_ints(DType::I64, {b, t}, pos), mask, intermediates);
+}
+
+Output Model::forward_real_tokens(const Tensor& ids, const Tensor& mask, bool intermediates) {
+  LTX_CHECK(ids.rank() == 2 && mask.shape() == ids.shape(), "gemma3", "ids ", ids.describe(), " and mask ",
+            mask.describe(), " must both be [B, T]");
+  const int64_t b = ids.dim(0), t = ids.dim(1);
+  const std::vector<int64_t> m = mask.to_ints();
+  int64_t keep = 1;
+  for (int64_t r = 0; r < b; ++r) {
+    int64_t len = 0;
+    for (int64_t j = 0; j < t; ++j) len += m[r * t + j] != 0;
+    for (int64_t j = 0; j < t - len; ++j)
+      LTX_CHECK(m[r * t + j] == 0, "gemma3", "row ", r, " of the mask is not left-padded");
+    keep = std::max(keep, len);
+  }
+  std::vector<int64_t> pos(static_cast<size_t>(b * keep));
+  for (int64_t i = 0; i < b * keep; ++i) pos[i] = t - keep + i % keep;
+  return forward(ids.slice(1, t - keep, t).contiguous(), Tensor::from_ints(DType::I64, {b, keep}, pos),
+                 mask.slice(1, t - keep, t).contiguous(), intermediates);
+}
+
+}  // namespace ltx::gemma3

@@ -1,0 +1,58 @@
+// Gemma-3 text model (transformers models/gemma3/modeling_gemma3.py, Gemma3TextModel): scaled embeddings,
+// sandwich-normed decoder layers with QK-norm, GQA, sliding-window and global attention with their own RoPE,
+// GeGLU MLP; returns every hidden state in HF's output_hidden_states convention (0 = scaled embeddings,
+// i = output of layer i−1, last = final norm of the last layer's output).
+//
+// Positions and key validity are explicit per token, so a left-padded batch can run either in full (positions
+// 0..T−1, pads masked as keys, as HF runs it) or compactly: only the last T' columns that hold real tokens, at
+// their padded positions. Real tokens get the same hidden states either way (tests/gemma3/model_test.cpp).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/compile.h"
+#include "models/gemma3/config.h"
+#include "models/gemma3/weights.h"
+
+namespace ltx::gemma3 {
+
+struct Output {
+  std::vector<Tensor> hidden_states;           // n_layers + 1 tensors, each f32 [B, T, hidden]
+  std::map<std::string, Tensor> intermediates;  // HF module paths: layers.{i}.out, layers.0.self_attn.out, ...
+};
+
+class Model {
+ public:
+  // compute: the dtype large matrices are held in (f32 validation, bf16 production); quantized GGUF matrices
+  // stay quantized. Activations, norms, softmax and accumulation are f32.
+  Model(Config config, Weights weights, DType compute);
+
+  // A HF folder (config.json + *.safetensors) or a .gguf file.
+  static Model load(const std::string& path, DType compute);
+  static Model from_hf(const std::string& config_json, const std::string& weights_path, DType compute);
+  static Model from_gguf(const std::string& path, DType compute);
+
+  // ids, positions: i64 [B, T]; valid: [B, T] of 0/1 (any integer dtype): whether each token may be attended to.
+  // Query i sees key j iff valid[j], pos[j] <= pos[i] and, on sliding layers, pos[i] − pos[j] < window.
+  Output forward(const Tensor& ids, const Tensor& positions, const Tensor& valid, bool intermediates = false);
+
+  // HF's call on a left-padded batch (ids, attention_mask [B, T]): positions 0..T−1, every row computed.
+  Output forward_padded(const Tensor& ids, const Tensor& mask, bool intermediates = false);
+  // The same batch computing real tokens only: the last T' = max(sum(mask)) columns at their padded positions
+  // T−T'+j. Rows are [B, T', hidden]; row b's real tokens are its last sum(mask[b]) entries.
+  Output forward_real_tokens(const Tensor& ids, const Tensor& mask, bool intermediates = false);
+
+  const Config& config() const { return config_; }
+  const PlanCache& plans() const { return plans_; }
+
+ private:
+  Config config_;
+  Weights weights_;
+  DType compute_;
+  PlanCache plans_;
+};
+
+}  // namespace ltx::gemma3

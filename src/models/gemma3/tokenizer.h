@@ -1,0 +1,81 @@
+// Gemma-3 tokenizer: SentencePiece-style BPE with byte fallback, whitespace written as U+2581, as transformers
+// builds it (models/gemma/tokenization_gemma.py GemmaTokenizer: normalizer Replace(" ", "▁"), BPE with
+// byte_fallback and fuse_unk; added tokens matched first on the raw text, leftmost-longest).
+//
+// Loaded from GGUF metadata (tokenizer.ggml.*), where Gemma files carry no merges: they are rebuilt from the
+// vocabulary as transformers' GGUF loader does (integrations/gguf/gguf_tokenizer_mapping.py gemma_tokenizer and
+// tokenization_utils_base.py generate_merges): every split of a token into two tokens is a merge, ranked by the
+// merged token's position in the file (its scores do not follow merge order), longer left part first; tokens made
+// only of whitespace including a space are spelled as that many "▁"; control tokens (type 3) and user-defined
+// tokens (type 4) are matched whole in the raw text. Or from a Hugging Face tokenizer.json (vocab, ranked merges,
+// added_tokens).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ltx {
+
+class GGUFFile;
+
+namespace gemma3 {
+
+class Tokenizer {
+ public:
+  static Tokenizer from_gguf(const GGUFFile& file);
+  static Tokenizer from_gguf(const std::string& path);
+  static Tokenizer from_hf_json(const std::string& tokenizer_json_path);
+  // tokenizer.json inside a HF folder, or the GGUF file itself.
+  static Tokenizer load(const std::string& path);
+
+  // Token ids of `text` with no special tokens added (added/control tokens in the text are recognised).
+  std::vector<int32_t> encode(std::string_view text) const;
+  // LTX's use (ltx_core text_encoders/gemma/tokenizer.py): text.strip(), exactly one leading <bos>, truncated
+  // to max_length tokens in all.
+  std::vector<int32_t> encode_prompt(std::string_view text, int64_t max_length = 1024) const;
+
+  struct Batch {
+    Tensor ids;   // i64 [B, max_length], left-padded with the pad id
+    Tensor mask;  // i64 [B, max_length], 1 on real tokens
+  };
+  Batch encode_batch(const std::vector<std::string>& texts, int64_t max_length = 1024) const;
+
+  int64_t vocab_size() const { return static_cast<int64_t>(pieces_.size()); }
+  const std::string& piece(int32_t id) const { return pieces_.at(static_cast<size_t>(id)); }
+  int32_t bos_id() const { return bos_id_; }
+  int32_t pad_id() const { return pad_id_; }
+  int32_t eos_id() const { return eos_id_; }
+
+ private:
+  struct Merge {
+    uint64_t rank;
+    int32_t id;
+  };
+  struct TrieNode {
+    std::unordered_map<unsigned char, int32_t> next;
+    int32_t token = -1;
+  };
+
+  void build_byte_ids();
+  void add_special(const std::string& text, int32_t id);
+  void bpe(std::string_view text, std::vector<int32_t>& out) const;
+
+  std::vector<std::string> pieces_;                   // id -> piece as the model spells it
+  std::unordered_map<std::string, int32_t> vocab_;    // piece -> id (the last id for a repeated piece)
+  std::unordered_map<uint64_t, Merge> merges_;        // (left id << 32 | right id) -> rank and merged id
+  std::vector<TrieNode> trie_;                        // added tokens, matched on raw bytes
+  int32_t byte_ids_[256] = {};
+  int32_t unk_id_ = 3, bos_id_ = 2, eos_id_ = 1, pad_id_ = 0;
+};
+
+// Python's str.strip(): removes leading and trailing Unicode whitespace (str.isspace()).
+std::string_view strip_unicode_whitespace(std::string_view text);
+
+}  // namespace gemma3
+}  // namespace ltx

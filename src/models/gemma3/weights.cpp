@@ -1,0 +1,165 @@
+#include "models/gemma3/weights.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "core/error.h"
+#include "core/mapped_file.h"
+#include "io/gguf.h"
+
+namespace ltx::gemma3 {
+namespace {
+
+constexpr uint32_t kGgmlQ5_0 = 6;  // ggml.h enum ggml_type
+
+// GGUF tensor name -> HF name (llama.cpp gguf-py/gguf/tensor_mapping.py, MODEL_ARCH.GEMMA3). Note "ffn_norm" is
+// the *pre*-feed-forward norm and "post_attention_norm" the post-attention one.
+std::string hf_name_of(const std::string& gguf) {
+  static const std::map<std::string, std::string> globals = {{"token_embd.weight", "model.embed_tokens.weight"},
+                                                             {"output_norm.weight", "model.norm.weight"}};
+  static const std::map<std::string, std::string> block = {
+      {"attn_q.weight", "self_attn.q_proj.weight"},
+      {"attn_k.weight", "self_attn.k_proj.weight"},
+      {"attn_v.weight", "self_attn.v_proj.weight"},
+      {"attn_output.weight", "self_attn.o_proj.weight"},
+      {"attn_q_norm.weight", "self_attn.q_norm.weight"},
+      {"attn_k_norm.weight", "self_attn.k_norm.weight"},
+      {"attn_norm.weight", "input_layernorm.weight"},
+      {"post_attention_norm.weight", "post_attention_layernorm.weight"},
+      {"ffn_norm.weight", "pre_feedforward_layernorm.weight"},
+      {"post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
+      {"ffn_gate.weight", "mlp.gate_proj.weight"},
+      {"ffn_up.weight", "mlp.up_proj.weight"},
+      {"ffn_down.weight", "mlp.down_proj.weight"},
+  };
+  if (auto it = globals.find(gguf); it != globals.end()) return it->second;
+  if (gguf.rfind("blk.", 0) == 0) {
+    const size_t dot = gguf.find('.', 4);
+    if (dot != std::string::npos) {
+      const std::string layer = gguf.substr(4, dot - 4);
+      if (auto it = block.find(gguf.substr(dot + 1)); it != block.end() && !layer.empty() &&
+                                                        std::all_of(layer.begin(), layer.end(), ::isdigit))
+        return "model.layers." + layer + "." + it->second;
+    }
+  }
+  return gguf;
+}
+
+// Q5_0 block (ggml-common.h block_q5_0): f16 d, u32 qh (bit j = 5th bit of element j), 16 bytes of nibbles
+// (byte j: low nibble -> element j, high -> element j+16); value d·(q − 16) (ggml-quants.c dequantize_row_q5_0).
+// Q8_0 block: f16 d, int8 q[32]; value d·q. The same d and q − 16 ∈ [−16, 15] make the copy exact.
+void q5_0_to_q8_0(const std::byte* src, std::byte* dst, int64_t n_blocks) {
+  for (int64_t b = 0; b < n_blocks; ++b, src += 22, dst += 34) {
+    uint32_t qh;
+    std::memcpy(dst, src, 2);  // d
+    std::memcpy(&qh, src + 2, 4);
+    const auto* qs = reinterpret_cast<const uint8_t*>(src + 6);
+    auto* q = reinterpret_cast<int8_t*>(dst + 2);
+    for (int j = 0; j < 16; ++j) {
+      q[j] = static_cast<int8_t>(((qs[j] & 0x0F) | (((qh >> j) & 1u) << 4)) - 16);
+      q[j + 16] = static_cast<int8_t>(((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4)) - 16);
+    }
+  }
+}
+
+class GgufAsHf : public WeightSource {
+ public:
+  explicit GgufAsHf(const std::string& path) : file_(GGUFFile::open(path)), path_(path) {
+    for (size_t i = 0; i < file_.tensors().size(); ++i) {
+      const std::string hf = hf_name_of(file_.tensors()[i].name);
+      LTX_CHECK(index_.emplace(hf, i).second, "gemma3", path, ": two tensors map to ", hf);
+      names_.push_back(hf);
+    }
+    std::sort(names_.begin(), names_.end());
+  }
+  std::vector<std::string> names() const override { return names_; }
+  bool contains(std::string_view name) const override { return index_.count(std::string(name)) != 0; }
+  DType dtype(std::string_view name) const override {
+    const GGUFTensorInfo& t = info(name);
+    if (t.ggml_type == kGgmlQ5_0) return DType::Q8_0;
+    LTX_CHECK(t.dtype.has_value(), "gguf", path_, ": tensor '", t.name, "' has unsupported ggml type ",
+              ggml_type_name(t.ggml_type));
+    return *t.dtype;
+  }
+  Shape shape(std::string_view name) const override { return info(name).shape; }
+  Tensor get(std::string_view name) const override {
+    const GGUFTensorInfo& t = info(name);
+    if (t.ggml_type != kGgmlQ5_0) return file_.get(t.name);
+    if (!mapping_) mapping_ = MappedFile::open(path_);
+    const int64_t n = t.shape.numel();
+    LTX_CHECK(n % 32 == 0 && t.shape.dim(t.shape.rank() - 1) % 32 == 0, "gguf", path_, ": q5_0 tensor '", t.name,
+              "' rows are not whole blocks");
+    LTX_CHECK(file_.data_offset() + t.offset + static_cast<uint64_t>(n / 32 * 22) <= mapping_->size(), "gguf",
+              path_, ": tensor '", t.name, "' runs past the end of the file");
+    Tensor out = Tensor::empty(DType::Q8_0, t.shape);
+    q5_0_to_q8_0(mapping_->data() + file_.data_offset() + t.offset, out.raw(), n / 32);
+    return out;
+  }
+  const std::map<std::string, std::string>& metadata() const override { return empty_; }
+  std::string describe() const override { return path_; }
+
+ private:
+  const GGUFTensorInfo& info(std::string_view name) const {
+    auto it = index_.find(std::string(name));
+    LTX_CHECK(it != index_.end(), "weights", path_, ": no tensor '", name, "'");
+    return file_.tensors()[it->second];
+  }
+  GGUFFile file_;
+  std::string path_;
+  mutable std::shared_ptr<MappedFile> mapping_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::string> names_;
+  std::map<std::string, std::string> empty_;
+};
+
+}  // namespace
+
+std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }
+
+std::string detect_hf_root(const WeightSource& source) {
+  for (const char* root : {"language_model.model.", "model.language_model.", "model."})
+    if (source.contains(std::string(root) + "embed_tokens.weight")) return root;
+  fail("gemma3", source.describe() + ": no Gemma-3 text model found (no embed_tokens.weight under "
+                                     "language_model.model., model.language_model. or model.)");
+}
+
+Weights Weights::load(const Config& c, std::shared_ptr<const WeightSource> source, const std::string& root,
+                      DType compute) {
+  const WeightLoader top(source);
+  // Parts of a Gemma3ForConditionalGeneration / ForCausalLM checkpoint that the text encoder does not use.
+  for (const char* p : {"vision_tower.", "multi_modal_projector.", "model.vision_tower.",
+                        "model.multi_modal_projector.", "lm_head.", "language_model.lm_head."})
+    top.ignore(p);
+  const WeightLoader m = top.scope(root.substr(0, root.size() - 1));
+  const int64_t d = c.hidden_size, hd = c.head_dim, ff = c.intermediate_size;
+  const float eps = static_cast<float>(c.rms_norm_eps);
+  const NormWeight form = c.norm_one_plus ? NormWeight::OnePlus : NormWeight::Plain;
+  Weights w;
+  w.embed_tokens = nn::prepare_matrix(m.get("embed_tokens.weight", {c.vocab_size, d}), compute);
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const WeightLoader l = m.scope("layers").scope(i);
+    LayerWeights lw;
+    lw.input_layernorm = nn::RmsNorm::load(l, "input_layernorm", d, eps, form);
+    lw.post_attention_layernorm = nn::RmsNorm::load(l, "post_attention_layernorm", d, eps, form);
+    lw.pre_feedforward_layernorm = nn::RmsNorm::load(l, "pre_feedforward_layernorm", d, eps, form);
+    lw.post_feedforward_layernorm = nn::RmsNorm::load(l, "post_feedforward_layernorm", d, eps, form);
+    const WeightLoader a = l.scope("self_attn");
+    lw.q_proj = nn::Linear::load(a, "q_proj", d, c.n_heads * hd, false, compute);
+    lw.k_proj = nn::Linear::load(a, "k_proj", d, c.n_kv_heads * hd, false, compute);
+    lw.v_proj = nn::Linear::load(a, "v_proj", d, c.n_kv_heads * hd, false, compute);
+    lw.o_proj = nn::Linear::load(a, "o_proj", c.n_heads * hd, d, false, compute);
+    lw.q_norm = nn::RmsNorm::load(a, "q_norm", hd, eps, form);
+    lw.k_norm = nn::RmsNorm::load(a, "k_norm", hd, eps, form);
+    const WeightLoader f = l.scope("mlp");
+    lw.gate_proj = nn::Linear::load(f, "gate_proj", d, ff, false, compute);
+    lw.up_proj = nn::Linear::load(f, "up_proj", d, ff, false, compute);
+    lw.down_proj = nn::Linear::load(f, "down_proj", ff, d, false, compute);
+    w.layers.push_back(std::move(lw));
+  }
+  w.norm = nn::RmsNorm::load(m, "norm", d, eps, form);
+  top.finish();
+  return w;
+}
+
+}  // namespace ltx::gemma3

@@ -1,0 +1,43 @@
+// Gemma-3 text model weights, filled through a WeightLoader under Hugging Face names (the suffixes after
+// `model.`). Sources: a HF safetensors file or folder (Gemma3ForCausalLM `model.*`, Gemma3ForConditionalGeneration
+// `language_model.model.*` or `model.language_model.*`; vision tower and projector ignored) or a GGUF file, whose
+// `blk.N.*` names are presented under the same HF names (gguf_source). Quantized GGUF matrices stay quantized.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/gemma3/config.h"
+#include "nn/layers.h"
+
+namespace ltx::gemma3 {
+
+struct LayerWeights {
+  nn::RmsNorm input_layernorm, post_attention_layernorm, pre_feedforward_layernorm, post_feedforward_layernorm;
+  nn::Linear q_proj, k_proj, v_proj, o_proj;  // [H·D, hidden], [Hkv·D, hidden] x2, [hidden, H·D]
+  nn::RmsNorm q_norm, k_norm;                 // [D]
+  nn::Linear gate_proj, up_proj, down_proj;   // [I, hidden] x2, [hidden, I]
+};
+
+struct Weights {
+  Tensor embed_tokens;  // [V, hidden]: f32/bf16 or GGUF-quantized rows
+  std::vector<LayerWeights> layers;
+  nn::RmsNorm norm;
+
+  // `root` is the prefix above `embed_tokens` (e.g. "language_model.model."); everything else under the
+  // source must be either consumed or a known non-text part (vision tower, projector, tied lm_head).
+  static Weights load(const Config& config, std::shared_ptr<const WeightSource> source, const std::string& root,
+                      DType compute);
+};
+
+// A GGUF file's tensors under HF names ("model.layers.3.self_attn.q_proj.weight"); tensors with no HF
+// counterpart keep their GGUF name so the loader reports them. Q5_0 blocks, which ltx's DType set lacks, are
+// re-encoded losslessly as Q8_0 (same 32-element blocks and f16 scale; the 5-bit values fit in int8).
+std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path);
+
+// The prefix of the text model inside a HF checkpoint: the first of "language_model.model.",
+// "model.language_model.", "model." that holds "embed_tokens.weight".
+std::string detect_hf_root(const WeightSource& source);
+
+}  // namespace ltx::gemma3
