@@ -9,6 +9,8 @@ void register_builtin_components(ComponentRegistry& registry) {
   register_ltx_dit_runners(registry);
   register_media_vae_runners(registry);
   register_gemma3_runners(registry);
+  register_media_upsampler_runners(registry);
+  register_media_audio_runners(registry);
 }
 
 }  // namespace ltx

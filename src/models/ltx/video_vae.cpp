@@ -126,14 +126,8 @@ LatentStats LatentStats::load(const WeightLoader& vae, int64_t channels) {
 }
 
 TimeEmbedder TimeEmbedder::load(const WeightLoader& loader, std::string_view name, int64_t dim, DType compute) {
-  const WeightLoader s = loader.scope(name).scope("timestep_embedder");
-  TimeEmbedder t;
-  t.name = s.prefix().substr(0, s.prefix().size() - 1);
-  t.linear_1_weight = nn::prepare_matrix(s.get("linear_1.weight", {dim, 256}), compute);
-  t.linear_1_bias = nn::prepare_vector(s.get("linear_1.bias", {dim}));
-  t.linear_2_weight = nn::prepare_matrix(s.get("linear_2.weight", {dim, dim}), compute);
-  t.linear_2_bias = nn::prepare_vector(s.get("linear_2.bias", {dim}));
-  return t;
+  const WeightLoader s = loader.scope(name);
+  return {s.prefix() + "timestep_embedder", nn::TimestepEmbedding::load(s, "timestep_embedder", 256, dim, compute)};
 }
 
 VideoEncoder VideoEncoder::load(const WeightLoader& vae, const VideoVaeConfig& config, DType compute) {

@@ -15,6 +15,7 @@
 #include "graph/builder.h"
 #include "io/json.h"
 #include "models/ltx/video_vae_layers.h"
+#include "nn/timestep_embedding.h"
 #include "nn/weight_loader.h"
 
 namespace ltx::video_vae {
@@ -74,10 +75,11 @@ struct ResnetBlock {
   Tensor per_channel_scale1, per_channel_scale2;  // [in, 1, 1] with noise injection
 };
 
-// The decoder's per-block timestep MLP (PixArtAlphaCombinedTimestepSizeEmbeddings without size embedding).
+// The decoder's per-block timestep embedder (PixArtAlphaCombinedTimestepSizeEmbeddings without size embedding):
+// the shared sinusoid (256, cos first) and MLP of nn/timestep_embedding.h.
 struct TimeEmbedder {
   std::string name;
-  Tensor linear_1_weight, linear_1_bias, linear_2_weight, linear_2_bias;
+  nn::TimestepEmbedding mlp;
   static TimeEmbedder load(const WeightLoader& loader, std::string_view name, int64_t dim, DType compute);
   Value operator()(Graph& g, float scaled_timestep, int64_t batch) const;  // -> [B, dim]
 };

@@ -1,5 +1,5 @@
 // Video VAE forward passes as graph nodes. Formulas cite ltx_core/model/video_vae/*.py.
-#include <cmath>
+#include <vector>
 
 #include "core/error.h"
 #include "models/ltx/video_vae.h"
@@ -113,22 +113,6 @@ Value depth_to_space_up(const DepthToSpaceUp& u, Value x, bool causal) {
   return y;
 }
 
-// get_timestep_embedding(t, 256, flip_sin_to_cos=True, downscale_freq_shift=0) in f32
-// (transformer/timestep_embedding.py): [cos(t·f_i), sin(t·f_i)], f_i = exp(-ln(10000)·i/128).
-Tensor sinusoidal_embedding(float t, int64_t batch) {
-  constexpr int kHalf = 128;
-  std::vector<float> v(static_cast<size_t>(batch * 2 * kHalf));
-  for (int i = 0; i < kHalf; ++i) {
-    const float exponent = static_cast<float>(-std::log(10000.0)) * static_cast<float>(i) / static_cast<float>(kHalf);
-    const float arg = t * std::exp(exponent);
-    for (int64_t b = 0; b < batch; ++b) {
-      v[static_cast<size_t>(b * 2 * kHalf + i)] = std::cos(arg);
-      v[static_cast<size_t>(b * 2 * kHalf + kHalf + i)] = std::sin(arg);
-    }
-  }
-  return Tensor::from_floats(DType::F32, {batch, 2 * kHalf}, v);
-}
-
 }  // namespace
 
 Value LatentStats::normalize(Value x) const {
@@ -144,12 +128,9 @@ Value LatentStats::un_normalize(Value x) const {
 }
 
 Value TimeEmbedder::operator()(Graph& g, float scaled_timestep, int64_t batch) const {
-  const Value proj = g.constant(name + ".sinusoid", sinusoidal_embedding(scaled_timestep, batch));  // [B, 256]
-  Value h = ops::linear(proj, g.constant(name + ".linear_1.weight", linear_1_weight),
-                        g.constant(name + ".linear_1.bias", linear_1_bias));
-  h = ops::silu(h);
-  return ops::linear(h, g.constant(name + ".linear_2.weight", linear_2_weight),
-                     g.constant(name + ".linear_2.bias", linear_2_bias));  // [B, dim]
+  // timestep_embedding.py Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0), one row per batch item.
+  const std::vector<float> t(static_cast<size_t>(batch), scaled_timestep);
+  return mlp(g.constant(name + ".sinusoid", nn::timestep_sinusoid(t, 256)));  // [B, dim]
 }
 
 Value patchify(Value x, int64_t p) {
