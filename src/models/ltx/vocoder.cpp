@@ -1,5 +1,6 @@
 #include "models/ltx/vocoder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 

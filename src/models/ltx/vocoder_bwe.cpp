@@ -1,4 +1,5 @@
 // Vocoder loading and running, including LTX-2.3's bandwidth extension (vocoder.py VocoderWithBWE).
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
