@@ -46,23 +46,6 @@ std::string hf_name_of(const std::string& gguf) {
   return gguf;
 }
 
-// Q5_0 block (ggml-common.h block_q5_0): f16 d, u32 qh (bit j = 5th bit of element j), 16 bytes of nibbles
-// (byte j: low nibble -> element j, high -> element j+16); value d·(q − 16) (ggml-quants.c dequantize_row_q5_0).
-// Q8_0 block: f16 d, int8 q[32]; value d·q. The same d and q − 16 ∈ [−16, 15] make the copy exact.
-void q5_0_to_q8_0(const std::byte* src, std::byte* dst, int64_t n_blocks) {
-  for (int64_t b = 0; b < n_blocks; ++b, src += 22, dst += 34) {
-    uint32_t qh;
-    std::memcpy(dst, src, 2);  // d
-    std::memcpy(&qh, src + 2, 4);
-    const auto* qs = reinterpret_cast<const uint8_t*>(src + 6);
-    auto* q = reinterpret_cast<int8_t*>(dst + 2);
-    for (int j = 0; j < 16; ++j) {
-      q[j] = static_cast<int8_t>(((qs[j] & 0x0F) | (((qh >> j) & 1u) << 4)) - 16);
-      q[j + 16] = static_cast<int8_t>(((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4)) - 16);
-    }
-  }
-}
-
 class GgufAsHf : public WeightSource {
  public:
   explicit GgufAsHf(const std::string& path) : file_(GGUFFile::open(path)), path_(path) {
@@ -114,6 +97,23 @@ class GgufAsHf : public WeightSource {
 };
 
 }  // namespace
+
+// Q5_0 block (ggml-common.h block_q5_0): f16 d, u32 qh (bit j = 5th bit of element j), 16 bytes of nibbles
+// (byte j: low nibble -> element j, high -> element j+16); value d·(q − 16) (ggml-quants.c dequantize_row_q5_0).
+// Q8_0 block: f16 d, int8 q[32]; value d·q. The same d and q − 16 ∈ [−16, 15] make the copy exact.
+void q5_0_to_q8_0(const std::byte* src, std::byte* dst, int64_t n_blocks) {
+  for (int64_t b = 0; b < n_blocks; ++b, src += 22, dst += 34) {
+    uint32_t qh;
+    std::memcpy(dst, src, 2);  // d
+    std::memcpy(&qh, src + 2, 4);
+    const auto* qs = reinterpret_cast<const uint8_t*>(src + 6);
+    auto* q = reinterpret_cast<int8_t*>(dst + 2);
+    for (int j = 0; j < 16; ++j) {
+      q[j] = static_cast<int8_t>(((qs[j] & 0x0F) | (((qh >> j) & 1u) << 4)) - 16);
+      q[j + 16] = static_cast<int8_t>(((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4)) - 16);
+    }
+  }
+}
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }
 
