@@ -16,12 +16,6 @@ std::string shapes_of(Inputs in) {
   return s;
 }
 
-template <typename T>
-const T& attrs_as(OpKind kind, const OpAttrs& a) {
-  const T* p = std::get_if<T>(&a);
-  LTX_CHECK(p != nullptr, "op", op_name(kind), ": wrong attribute type");
-  return *p;
-}
 
 // Every op here except Gather moves elements of one input; those must be a plain dtype.
 const TensorMeta& single_plain_input(OpKind kind, Inputs in) {

@@ -15,14 +15,10 @@ constexpr std::array<std::string_view, kOpKindCount> kNames = {
     "gather", "concat", "slice", "permute", "reshape", "pad", "reduce_sum", "reduce_mean", "reduce_max",
     "reduce_min", "cast"};
 
-template <typename T>
-const T& attrs_as(OpKind kind, const OpAttrs& a) {
-  const T* p = std::get_if<T>(&a);
-  LTX_CHECK(p != nullptr, "op", op_name(kind), ": wrong attribute type");
-  return *p;
-}
 
 }  // namespace
+
+void throw_wrong_attrs(OpKind kind) { fail("op", std::string(op_name(kind)) + ": wrong attribute type"); }
 
 std::string_view op_name(OpKind kind) { return kNames[static_cast<size_t>(kind)]; }
 

@@ -153,6 +153,17 @@ struct TensorMeta {
   Shape shape;
 };
 
+[[noreturn]] void throw_wrong_attrs(OpKind kind);
+
+// The attributes of a node of kind `kind`, which must be of type T; a mismatch is a programming error reported
+// as ltx::Error naming the op.
+template <typename T>
+const T& attrs_as(OpKind kind, const OpAttrs& attrs) {
+  const T* p = std::get_if<T>(&attrs);
+  if (p == nullptr) throw_wrong_attrs(kind);
+  return *p;
+}
+
 // The output of `kind` on `inputs`; throws ltx::Error("[op] ...") naming the op and the shapes when invalid.
 TensorMeta infer_output(OpKind kind, const OpAttrs& attrs, std::span<const TensorMeta> inputs);
 

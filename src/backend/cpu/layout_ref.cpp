@@ -114,12 +114,6 @@ void pad(const PadAttrs& a, const Tensor& x, const Tensor& out) {
   });
 }
 
-template <typename T>
-const T& attrs_as(OpKind kind, const OpAttrs& a) {
-  const T* p = std::get_if<T>(&a);
-  LTX_CHECK(p != nullptr, "cpu", op_name(kind), ": wrong attribute type");
-  return *p;
-}
 
 }  // namespace
 

@@ -4,15 +4,6 @@
 #include "core/error.h"
 
 namespace ltx::cpu {
-namespace {
-template <typename T>
-const T& attrs_as(OpKind kind, const OpAttrs& a) {
-  const T* p = std::get_if<T>(&a);
-  LTX_CHECK(p != nullptr, "cpu", op_name(kind), ": wrong attribute type");
-  return *p;
-}
-}  // namespace
-
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out) {
   switch (kind) {
     case OpKind::MatMul: return ref::matmul(attrs_as<MatMulAttrs>(kind, attrs), in, out);
