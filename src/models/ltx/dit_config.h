@@ -44,7 +44,8 @@ struct DitConfig {
   // LTX-2.0 keeps the caption projection inside the DiT (caption_proj_before_connector absent or false).
   bool caption_projection = true;
   int64_t caption_channels = 3840;
-  AvTimestepSemantics av_semantics = AvTimestepSemantics::OtherSigma;
+  // Issue 5: default to the current official behaviour; golden runners set the one their manifest records.
+  AvTimestepSemantics av_semantics = AvTimestepSemantics::OwnTokensOtherGate;
 
   int64_t inner() const { return n_heads * head_dim; }
   int64_t audio_inner() const { return audio_n_heads * audio_head_dim; }
