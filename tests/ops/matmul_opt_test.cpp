@@ -5,13 +5,15 @@
 // Tolerances come from an error bound per element, S = Σ_k |a_mk|·|b_kn| (the reference run on |a|, |b|):
 //  - f32 products and sums in a different order: |Δ| <= K·2^-24·S (a loose form of the classic γ_K bound).
 //  - bf16 products are exact in f32, so bf16·bf16 differs only by summation order, as above.
-//  - rounding one operand to bf16 (f32 a with bf16 weights; bf16 a with quantized weights) changes each term
-//    by at most bf16's unit roundoff 2^-8 of itself: |Δ| <= 2^-8·S plus the summation term.
+//  - mixed operands (f32 a with bf16 weights, bf16 a with f32 weights) are widened to f32 exactly: the f32 bound.
+//  - rounding one operand to bf16 (bf16 a with quantized weights, whose dequantized values are rounded) changes
+//    each term by at most bf16's unit roundoff 2^-8 of itself: |Δ| <= 2^-8·S plus the summation term.
 //  - a bf16 / f16 output is rounded once by both kernels; their f32 sums may sit on either side of a rounding
 //    boundary, so one output ulp (at most 2^-7 / 2^-10 of |ref|) is added.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "backend/cpu/kernels.h"
@@ -38,16 +40,14 @@ struct Tolerance {
 
 Tolerance tolerance_for(DType a, DType b) {
   Tolerance t;
-  const bool bf16_compute = b == DType::BF16 || (dtype_is_quantized(b) && a == DType::BF16);
   if (a == DType::F16) t.output_ulp = 1.0 / 1024;
   if (a == DType::BF16) t.output_ulp = 1.0 / 128;
-  if (bf16_compute && a != DType::BF16) t.operand_rounding = 1.0 / 256;
   if (dtype_is_quantized(b) && a == DType::BF16) t.operand_rounding = 1.0 / 256;
   return t;
 }
 
-// Runs opt::try_matmul (must handle the call) and cpu::run, and checks both against the reference within the
-// bound above.
+// Runs opt::try_matmul (must handle the call), cpu::run and our own kernel alone (gemm::matmul_own, which
+// try_matmul may bypass for oneDNN), and checks all three against the reference within the bound above.
 void check(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b, const char* what) {
   if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "this CPU lacks AVX-512 BF16; the fast kernel is not used";
   const OpAttrs op_attrs = attrs;
@@ -57,11 +57,13 @@ void check(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b, const cha
   std::vector<Tensor> inputs{a, b};
   ASSERT_TRUE(cpu::opt::try_matmul(attrs, inputs, ours)) << what;
   const Tensor dispatched = run_dispatched(OpKind::MatMul, op_attrs, {a, b});
+  Tensor own = output_for(OpKind::MatMul, op_attrs, std::vector<Tensor>{a, b});
+  ASSERT_TRUE(cpu::gemm::matmul_own(attrs, inputs, own)) << what;
 
   const int64_t k = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
   const Tolerance tol = tolerance_for(a.dtype(), b.dtype());
   const auto e = expected.to_floats(), s = bound.to_floats();
-  for (const Tensor* actual : {static_cast<const Tensor*>(&ours), &dispatched}) {
+  for (const Tensor* actual : {static_cast<const Tensor*>(&ours), &dispatched, static_cast<const Tensor*>(&own)}) {
     ASSERT_EQ(actual->shape(), expected.shape()) << what;
     const auto v = actual->to_floats();
     size_t bad = 0, first = 0;
@@ -70,7 +72,7 @@ void check(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b, const cha
                            tol.output_ulp * std::fabs(e[i]) + 1e-30;
       if (!(std::fabs(static_cast<double>(v[i]) - e[i]) <= limit) && bad++ == 0) first = i;
     }
-    EXPECT_EQ(bad, 0u) << what << (actual == &ours ? " (try_matmul)" : " (cpu::run)") << ": " << bad << " of "
+    EXPECT_EQ(bad, 0u) << what << (actual == &ours ? " (try_matmul)" : actual == &own ? " (matmul_own)" : " (cpu::run)") << ": " << bad << " of "
                        << v.size() << " differ; first at " << first << ": " << v[first] << " vs " << e[first];
   }
 }
@@ -146,6 +148,122 @@ TEST(MatMulOpt, NonContiguousOperands) {
     check({}, random_tensor(dt, Shape{31, 45}, 17), random_tensor(dt, Shape{45, 1}, 18).broadcast_to({45, 40}),
           "b broadcast along n (stride 0)");
   }
+}
+
+// f32 activations with bf16 weights are multiplied in f32 (kernels.h): an activation that bf16 cannot hold keeps
+// its low bits. Every product and sum here is exact in f32, so any correct kernel matches the reference exactly.
+TEST(MatMulOpt, F32ActivationsBF16WeightsAreExact) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  for (const Dims d : {Dims{3, 5, 7}, Dims{60, 40, 64}, Dims{200, 70, 33}}) {
+    std::vector<float> av(static_cast<size_t>(d.m * d.k)), wv(static_cast<size_t>(d.n * d.k));
+    for (size_t i = 0; i < av.size(); ++i) av[i] = 1.0f + static_cast<float>(i % 13) * 0x1p-12f;  // not bf16
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+    const Tensor a = Tensor::from_floats(DType::F32, Shape{d.m, d.k}, av);
+    const Tensor w = Tensor::from_floats(DType::BF16, Shape{d.n, d.k}, wv);
+    const Tensor expected = run_reference(OpKind::MatMul, MatMulAttrs{false, true}, {a, w});
+    const Tensor got = run_dispatched(OpKind::MatMul, MatMulAttrs{false, true}, {a, w});
+    EXPECT_EQ(got.to_floats(), expected.to_floats()) << "M=" << d.m << " N=" << d.n << " K=" << d.k;
+  }
+}
+
+cpu::gemm::Path path_of(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b) {
+  const Tensor out = output_for(OpKind::MatMul, attrs, std::vector<Tensor>{a, b});
+  const std::vector<Tensor> in{a, b};
+  cpu::gemm::Path path = cpu::gemm::Path::Blocked;
+  EXPECT_TRUE(cpu::gemm::path_for(attrs, in, out, path));
+  return path;
+}
+
+// The panel path (small M, W [N, K] read in place): M across the 16- and 32-column blocks, N across the 12-row
+// tiles, odd K (bf16's half pair at the end of each row of W), and a stored transposed.
+TEST(MatMulOpt, PanelPath) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  const Dims dims[] = {{1, 1, 1}, {16, 12, 2}, {17, 13, 31}, {32, 11, 640}, {33, 100, 641}, {60, 25, 640},
+                       {64, 24, 5}, {100, 37, 129}};
+  uint32_t seed = 300;
+  for (DType dt : {DType::F32, DType::BF16})
+    for (const Dims& d : dims)
+      for (bool ta : {false, true}) {
+        const MatMulAttrs attrs{ta, true};
+        const Tensor a = operand(dt, d.m, d.k, ta, seed++);
+        const Tensor w = random_tensor(dt, Shape{d.n, d.k}, seed++);
+        const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) +
+                                 " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) + " ta=" + std::to_string(ta);
+        EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what;
+        check(attrs, a, w, what.c_str());
+      }
+}
+
+// The blocked path on the Linear layout, where a's panel would not fit L2 (so the panel path declines).
+TEST(MatMulOpt, BlockedPathLinearLayout) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  const Tensor a32 = random_tensor(DType::F32, Shape{300, 600}, 401);
+  const Tensor w32 = random_tensor(DType::F32, Shape{37, 600}, 402);
+  EXPECT_NE(path_of({false, true}, a32, w32), cpu::gemm::Path::Panel);
+  check({false, true}, a32, w32, "f32 blocked Linear");  // check() runs our kernel even where oneDNN is routed
+  const Tensor a16 = random_tensor(DType::BF16, Shape{300, 1101}, 403);
+  const Tensor w16 = random_tensor(DType::BF16, Shape{37, 1101}, 404);
+  EXPECT_EQ(path_of({false, true}, a16, w16), cpu::gemm::Path::Blocked);
+  check({false, true}, a16, w16, "bf16 blocked Linear");
+}
+
+// The oneDNN route, forced onto every call it can take (the measured rule sends it only f32 blocked-path shapes
+// above 1 MFLOP): odd shapes in both b layouts; calls it cannot take (a transposed) still run ours.
+TEST(MatMulOpt, OneDNNRoute) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  struct Force {
+    Force() { cpu::gemm::force_onednn_for_testing(true); }
+    ~Force() { cpu::gemm::force_onednn_for_testing(false); }
+  } force;
+  uint32_t seed = 500;
+  for (DType dt : {DType::F32, DType::BF16})
+    for (const Dims& d : kOddDims)
+      for (int t = 0; t < 4; ++t) {
+        const MatMulAttrs attrs{(t & 1) != 0, (t & 2) != 0};
+        const Tensor a = operand(dt, d.m, d.k, attrs.transpose_a, seed++);
+        const Tensor b = operand(dt, d.n, d.k, !attrs.transpose_b, seed++);
+        const std::string what = std::string(dtype_name(dt)) + " onednn M=" + std::to_string(d.m) + " N=" +
+                                 std::to_string(d.n) + " K=" + std::to_string(d.k) + " t=" + std::to_string(t);
+        // oneDNN takes a with unit k stride: not transposed, or a single row.
+        EXPECT_EQ(path_of(attrs, a, b) == cpu::gemm::Path::OneDNN, !attrs.transpose_a || d.m == 1) << what;
+        check(attrs, a, b, what.c_str());
+      }
+  // Folded batch dims of a (the Linear case x [B, T, D]) are one problem for oneDNN too.
+  const Tensor x = random_tensor(DType::F32, Shape{2, 3, 13, 40}, 600);
+  const Tensor w = random_tensor(DType::F32, Shape{33, 40}, 601);
+  EXPECT_EQ(path_of({false, true}, x, w), cpu::gemm::Path::OneDNN);
+  check({false, true}, x, w, "onednn folded Linear");
+}
+
+// Several threads calling the oneDNN route at once, on shapes new to the primitive cache and on shared ones.
+TEST(MatMulOpt, OneDNNRouteFromSeveralThreads) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  struct Force {
+    Force() { cpu::gemm::force_onednn_for_testing(true); }
+    ~Force() { cpu::gemm::force_onednn_for_testing(false); }
+  } force;
+  const Tensor w = random_tensor(DType::F32, Shape{48, 70}, 700);
+  std::vector<Tensor> xs, expected;
+  for (int i = 0; i < 8; ++i) {
+    xs.push_back(random_tensor(DType::F32, Shape{5 + i % 4, 70}, 701 + static_cast<uint32_t>(i)));
+    expected.push_back(run_reference(OpKind::MatMul, MatMulAttrs{false, true}, {xs.back(), w}));
+  }
+  std::vector<int> bad(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        const size_t i = static_cast<size_t>(t + rep) % xs.size();
+        const std::vector<Tensor> in{xs[i], w};
+        Tensor out = output_for(OpKind::MatMul, MatMulAttrs{false, true}, in);
+        if (!cpu::opt::try_matmul({false, true}, in, out)) ++bad[static_cast<size_t>(t)];
+        const auto v = out.to_floats(), e = expected[i].to_floats();
+        for (size_t j = 0; j < v.size(); ++j)
+          if (std::fabs(v[j] - e[j]) > 1e-4f * (1.0f + std::fabs(e[j]))) ++bad[static_cast<size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[static_cast<size_t>(t)], 0) << "thread " << t;
 }
 
 TEST(MatMulOpt, EmptyInnerDimensionGivesZeros) {

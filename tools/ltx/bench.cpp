@@ -2,6 +2,8 @@
 // Each figure is the median of --reps timed runs after one warm-up; ours and the peer's runs alternate so that
 // load from other processes hits both alike.
 #include <algorithm>
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/onednn_matmul.h"
 #include "backend/cpu/onednn_peers.h"
+#include "backend/cpu/optimized.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/tensor.h"
@@ -47,7 +50,21 @@ Options parse(Args args) {
   return o;
 }
 
+// With one thread every kernel (ours inline, oneDNN on an OpenMP team of one) runs on the calling thread, so its
+// CPU time is the kernel's time without the time other processes held the core: steadier on a shared machine.
+// With more threads only the wall clock counts every thread's work.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 double seconds_of(const std::function<void()>& fn) {
+  if (thread_count() == 1) {
+    const double t0 = thread_cpu_seconds();
+    fn();
+    return thread_cpu_seconds() - t0;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   fn();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -97,7 +114,10 @@ void print_row(const std::string& what, DType dt, double flops, double ours_s, d
   std::fflush(stdout);
 }
 
-// x [M, K] · W [N, K]ᵀ, the Linear layout of every weight in the models.
+// x [M, K] · W [N, K]ᵀ, the Linear layout of every weight in the models. "engine" is what cpu::run does
+// (opt::try_matmul: our kernel, or oneDNN where it measured faster); the two peers are oneDNN reading the same
+// W [N, K] in place on every call, and oneDNN with W reordered once into its own blocked layout (as an engine
+// that keeps a second, reordered copy of its weights resident would).
 void bench_matmul(const Options& o, const Peaks& peaks, int64_t m, int64_t k, int64_t n, DType dt) {
   const Tensor a = random_tensor(dt, Shape{m, k}, 1);
   const Tensor w = random_tensor(dt, Shape{n, k}, 2);
@@ -107,15 +127,30 @@ void bench_matmul(const Options& o, const Peaks& peaks, int64_t m, int64_t k, in
   const std::vector<Tensor> in{a, w};
   cpu::onednn::MatmulShape s;
   s.m = m, s.n = n, s.k = k, s.a = s.b = s.out = dt, s.lda = k, s.b_sk = 1, s.b_sn = k, s.ldo = n;
+  const cpu::onednn::Matmul plain(s);
   s.packed_weights = true;
-  cpu::onednn::Matmul peer(s);
-  peer.set_weights(w.raw());
-  const auto [ours_s, peer_s] = time_pair(
-      o.reps, [&] { LTX_CHECK(cpu::gemm::matmul_own(attrs, in, out), "bench", "our matmul declined the call"); },
-      [&] { peer.run(a.raw(), peer_out.raw()); });
-  const std::string what =
-      std::to_string(m) + "×" + std::to_string(k) + "·" + std::to_string(k) + "×" + std::to_string(n);
-  print_row("matmul " + what, dt, 2.0 * m * n * k, ours_s, peer_s, peaks, "peer: weights pre-packed");
+  cpu::onednn::Matmul packed(s);
+  packed.set_weights(w.raw());
+  cpu::gemm::Path path = cpu::gemm::Path::Blocked;
+  LTX_CHECK(cpu::gemm::path_for(attrs, in, out, path), "bench", "try_matmul declines the call");
+  const bool routed = path == cpu::gemm::Path::OneDNN;
+  const auto [engine_s, plain_s] = time_pair(
+      o.reps, [&] { LTX_CHECK(cpu::opt::try_matmul(attrs, in, out), "bench", "try_matmul declined the call"); },
+      [&] { plain.run(a.raw(), w.raw(), peer_out.raw()); });
+  const auto [own_s, packed_s] = time_pair(
+      o.reps,
+      routed ? std::function<void()>([&] { LTX_CHECK(cpu::gemm::matmul_own(attrs, in, out), "bench", "declined"); })
+             : std::function<void()>(),
+      [&] { packed.run(a.raw(), peer_out.raw()); });
+  const double flops = 2.0 * m * n * k;
+  const auto gf = [&](double sec) { return flops / sec / 1e9; };
+  const std::string own = routed ? std::to_string(static_cast<int>(gf(own_s) + 0.5)) : "=";
+  std::printf("| %ld×%ld·%ld×%ld | %s | %.0f | %s | %.0f | %.0f | **%.2f** | %.2f | %.0f%% | %s |\n",
+              static_cast<long>(m), static_cast<long>(k), static_cast<long>(k), static_cast<long>(n),
+              dtype_name(dt).data(), gf(engine_s), own.c_str(), gf(plain_s), gf(packed_s), plain_s / engine_s,
+              packed_s / engine_s, 100.0 * gf(engine_s) / peaks.of(dt),
+              routed ? "oneDNN (plain)" : path == cpu::gemm::Path::Panel ? "ours, panel" : "ours, blocked");
+  std::fflush(stdout);
 }
 
 void bench_attention(const Options& o, const Peaks& peaks, int64_t tq, int64_t tk, DType dt) {
@@ -161,11 +196,17 @@ int bench(Args args) {
   Peaks peaks;
   peaks.f32 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::F32);
   peaks.bf16 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::BF16);
-  std::printf("threads: %d; peak measured with independent FMA / vdpbf16ps chains: f32 %.0f GFLOP/s, bf16 %.0f "
-              "GFLOP/s; median of %d runs\n\n",
-              thread_count(), peaks.f32, peaks.bf16, o.reps);
-  std::printf("| case | dtype | ours GFLOP/s | peer GFLOP/s | ours/peer | ours %% of peak | note |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("threads: %d for every kernel (ours: our pool; oneDNN: OpenMP set to the same count, called from "
+              "the main thread, outside our pool); peak measured with independent FMA / vdpbf16ps chains: f32 %.0f "
+              "GFLOP/s, bf16 %.0f GFLOP/s; median of %d runs, ours and the peer's interleaved, timed by %s\n\n",
+              thread_count(), peaks.f32, peaks.bf16, o.reps,
+              thread_count() == 1 ? "the thread's CPU time" : "the wall clock");
+  std::printf("x [M, K] · W [N, K]ᵀ (Linear layout). GFLOP/s of: engine = cpu::run's pick (route); own = our "
+              "kernel when the route is oneDNN; plain = oneDNN reading W [N, K] in place per call; packed = oneDNN "
+              "with W reordered once into its blocked layout.\n\n");
+  std::printf("| matmul | dtype | engine | own | oneDNN plain | oneDNN packed | engine/plain | engine/packed | "
+              "engine %% of peak | route |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   struct MKN {
     int64_t m, k, n;
   };
@@ -175,6 +216,8 @@ int bench(Args args) {
                                  {60, 640, 2048}};
   for (DType dt : {DType::BF16, DType::F32})
     for (const MKN& s : shapes) bench_matmul(o, peaks, s.m, s.k, s.n, dt);
+  std::printf("\n| case | dtype | ours GFLOP/s | peer GFLOP/s | ours/peer | ours %% of peak | note |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   if (o.quick) return 0;
   for (DType dt : {DType::BF16, DType::F32}) {
     bench_attention(o, peaks, 1536, 1536, dt);

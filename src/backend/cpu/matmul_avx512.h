@@ -6,6 +6,8 @@
 // a broadcast (a[k], a[k+1]) pair with 16 columns' (b[k], b[k+1]) pairs.
 #pragma once
 
+#include <immintrin.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -46,5 +48,34 @@ struct TileOut {
 // rows in [1, MR], cols in [1, NR]; a: packed strip, b: packed strip, kc: depth of the slice (elements of k).
 void kernel_f32(int rows, const float* a, const float* b, int64_t kc, int cols, const TileOut& t);
 void kernel_bf16(int rows, const uint16_t* a, const uint16_t* b, int64_t kc, int cols, const TileOut& t);
+
+// In place: r[i] lane j <- r[j] lane i, for 16 vectors of 16 32-bit values (unpack within 128-bit lanes, then
+// gather the lanes with two rounds of 128-bit shuffles).
+inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);  // per lane: r_i[0] r_i+1[0] r_i[1] r_i+1[1]
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // u[i + j] lane L: rows i..i+3 at column 4L + j
+    u[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
+    u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512 w0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88), w1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    const __m512 w3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+    r[j] = _mm512_shuffle_f32x4(w0, w2, 0x88);
+    r[4 + j] = _mm512_shuffle_f32x4(w1, w3, 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(w0, w2, 0xdd);
+    r[12 + j] = _mm512_shuffle_f32x4(w1, w3, 0xdd);
+  }
+}
+
+// The panel path for small M (matmul_small_avx512.cpp): W read in place in the Linear layout (b.sk == 1), a and
+// b of the same dtype (f32, or bf16 with Compute::BF16), and a [K][M] panel of a that fits half of L2.
+void run_small_m(const Problem& p);
 
 }  // namespace ltx::cpu::gemm

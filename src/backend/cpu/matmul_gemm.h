@@ -17,7 +17,7 @@ namespace ltx::cpu::gemm {
 // How products are formed; accumulation is f32 in both.
 enum class Compute : uint8_t {
   F32,   // f32 FMA: operands converted to f32 exactly (f32, bf16, f16, dequantized weights)
-  BF16,  // vdpbf16ps: both operands rounded to bf16 (exact when they already are), products exact in f32
+  BF16,  // vdpbf16ps: bf16 a with bf16 weights (exact products), or with quantized weights rounded to bf16
 };
 
 struct OperandA {  // a(m, k) at data + (m·sm + k·sk) elements; f32, bf16 or f16
@@ -47,12 +47,23 @@ struct Problem {
 // True when this CPU runs the AVX-512 kernels (checked once).
 bool avx512_available();
 
-// Runs p on the process thread pool. Precondition: avx512_available(); m, n >= 1; k >= 0.
+// Runs p on the process thread pool (the panel path where small_m_applies, else the blocked GEMM).
+// Precondition: avx512_available(); m, n >= 1; k >= 0.
 void run_avx512(const Problem& p);
+// True when run_avx512 takes the panel path for p.
+bool small_m_applies(const Problem& p);
 
 // A whole MatMul call (kernel contract of kernels.h) on our own kernel; false when it does not handle it.
 // try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp).
 bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out);
+
+// Where try_matmul runs a call: our blocked GEMM, our panel path for small M (matmul_small_avx512.cpp), or
+// oneDNN reading the operands in place (the measured rule in matmul_opt.cpp).
+enum class Path : uint8_t { Blocked, Panel, OneDNN };
+// The path try_matmul takes for this call; false when try_matmul declines it.
+bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path);
+// For tests: true sends every call oneDNN can take to oneDNN; false restores the measured rule.
+void force_onednn_for_testing(bool on);
 
 // Peak multiply-add throughput of this machine over all pool threads, in GFLOP/s (2 flops per multiply-add),
 // measured with independent FMA (F32) or vdpbf16ps (BF16) chains: the ceiling a GEMM is judged against.

@@ -73,6 +73,11 @@ void run_block(const Problem& p, Range rows, Range cols) {
   if (rows.begin >= rows.end || cols.begin >= cols.end) return;
   thread_local Scratch a_scratch, b_scratch, c_scratch;
   const int64_t kc_max = kc_for(p.compute);
+  // Equal KC slices (K = 640: 2 x 320 rather than 512 + 128) so that no slice pays the tile overhead for little
+  // depth; multiples of 16 keep packed rows aligned. Quantized weights keep KC: slices must be whole blocks.
+  const int64_t slices = (p.k + kc_max - 1) / kc_max;
+  const int64_t kc_step =
+      dtype_is_quantized(p.b.dtype) ? kc_max : std::min(kc_max, ((p.k + slices - 1) / slices + 15) / 16 * 16);
   std::byte* a_buf = a_scratch.get(kMC / kMR * a_strip_bytes(p.compute));
   std::byte* b_buf = b_scratch.get(kNC / kNR * b_strip_bytes(p.compute));
   const bool f32_out = p.out_dtype == DType::F32;
@@ -83,8 +88,8 @@ void run_block(const Problem& p, Range rows, Range cols) {
 
   for (int64_t jc = cols.begin; jc < cols.end; jc += kNC) {
     const int64_t nc = std::min(kNC, cols.end - jc);
-    for (int64_t pc = 0; pc < p.k; pc += kc_max) {
-      const int64_t kc = std::min(kc_max, p.k - pc);
+    for (int64_t pc = 0; pc < p.k; pc += kc_step) {
+      const int64_t kc = std::min(kc_step, p.k - pc);
       const bool first = pc == 0, last = pc + kc >= p.k;
       pack_b(p, pc, kc, jc, nc, b_buf);
       for (int64_t ic = rows.begin; ic < rows.end; ic += kMC) {
@@ -133,6 +138,10 @@ void run_block(const Problem& p, Range rows, Range cols) {
 void run_avx512(const Problem& p) {
   if (p.k == 0) {  // an empty sum: zeros
     zero_output(p, {0, p.m});
+    return;
+  }
+  if (small_m_applies(p)) {
+    run_small_m(p);
     return;
   }
   // Below ~1 MFLOP the pool's wake-up costs more than the second thread saves.

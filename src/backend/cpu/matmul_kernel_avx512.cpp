@@ -40,8 +40,18 @@ void store_row(int i, __m512 v0, __m512 v1, __mmask16 m0, __mmask16 m1, const Ti
   }
 }
 
+// The tile's C rows are read (accumulate) or written at the end: start fetching them while the k loop runs.
+void prefetch_c(int rows, const TileOut& t) {
+  if (t.c == nullptr) return;
+  for (int i = 0; i < rows; ++i) {
+    _mm_prefetch(reinterpret_cast<const char*>(t.c + i * t.ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(t.c + i * t.ldc + 16), _MM_HINT_T0);
+  }
+}
+
 template <int R>
 void f32_tile(const float* a, const float* b, int64_t kc, int cols, const TileOut& t) {
+  prefetch_c(R, t);
   __m512 c0[R], c1[R];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
@@ -67,6 +77,7 @@ void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t kc, int cols, const
   const auto* b32 = reinterpret_cast<const int32_t*>(b);
   constexpr int64_t a_row = kKC_bf16 / 2;
   const int64_t pairs = (kc + 1) / 2;
+  prefetch_c(R, t);
   __m512 c0[R], c1[R];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();

@@ -1,9 +1,17 @@
-// opt::try_matmul: turns a MatMul call into 2-D GEMM problems for our AVX-512 kernel (matmul_gemm.h). Batch
-// dims of a that a shared b lets us fold into M (the Linear case x [B, T, D]·Wᵀ) become one large problem; the
-// rest loop over the broadcast batch.
+// opt::try_matmul: turns a MatMul call into 2-D GEMM problems (matmul_gemm.h) and runs them on our AVX-512
+// kernels, or on oneDNN where the measured rule below says it is faster. Batch dims of a that a shared b lets us
+// fold into M (the Linear case x [B, T, D]·Wᵀ) become one large problem; the rest loop over the broadcast batch.
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace ltx::cpu {
 namespace gemm {
@@ -17,13 +25,12 @@ bool avx512_available() {
 
 namespace {
 
-// bf16 weights use vdpbf16ps, which needs a in bf16 too: an f32 a is rounded to bf16, as torch does when a
-// bf16 Linear meets f32 activations. Quantized weights follow a's dtype: bf16 a -> bf16 panels, f32 a -> exact
-// f32 panels. f32 and f16 weights run in f32, exactly.
+// vdpbf16ps only where both operands already are bf16 (exact products): bf16 activations with bf16 or quantized
+// weights (quantized weights are dequantized to f32 and rounded to bf16 panels, as torch runs a dequantized bf16
+// Linear). Everything else, f32 activations with bf16 weights included, widens both operands to f32 exactly and
+// uses f32 FMA, as the kernel contract (kernels.h) asks.
 Compute compute_for(DType a, DType b) {
-  if (a == DType::F16) return Compute::F32;
-  if (b == DType::BF16) return Compute::BF16;
-  if (dtype_is_quantized(b) && a == DType::BF16) return Compute::BF16;
+  if (a == DType::BF16 && (b == DType::BF16 || dtype_is_quantized(b))) return Compute::BF16;
   return Compute::F32;
 }
 
@@ -40,18 +47,22 @@ int64_t broadcast_stride(const Tensor& t, int out_batch_rank, int i) {
   return t.strides()[d];
 }
 
-}  // namespace
+// A MatMul call as 2-D problems: `p` for the first, then one per remaining output batch index.
+struct Plan {
+  Problem p;
+  BatchDims batch;
+};
 
-bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+// False when our kernel does not take the call (dtypes, layouts, CPU).
+bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Plan& plan) {
   if (!avx512_available() || in.size() != 2) return false;
   const Tensor& a = in[0];
   const Tensor& b = in[1];
   const DType ad = a.dtype(), bd = b.dtype(), od = out.dtype();
   if (!dtype_is_float(ad) || od != ad || !out.is_contiguous()) return false;
   if (!dtype_is_float(bd) && !(dtype_is_quantized(bd) && b.rank() == 2 && attrs.transpose_b)) return false;
-  if (out.numel() == 0) return true;
 
-  Problem p;
+  Problem& p = plan.p;
   const int ra = a.rank(), rb = b.rank();
   p.m = out.dim(-2);
   p.n = out.dim(-1);
@@ -67,11 +78,12 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
     p.b.sk = b.strides()[attrs.transpose_b ? rb - 1 : rb - 2];
     p.b.sn = b.strides()[attrs.transpose_b ? rb - 2 : rb - 1];
   }
+  p.out = out.raw();
   p.out_dtype = od;
   p.ldo = p.n;
   p.compute = compute_for(ad, bd);
 
-  BatchDims batch;
+  BatchDims& batch = plan.batch;
   batch.rank = out.rank() - 2;
   for (int i = 0; i < batch.rank; ++i) {
     batch.size[i] = out.dim(i);
@@ -86,10 +98,71 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
     p.m *= batch.size[i];
     --batch.rank;
   }
+  return true;
+}
 
-  const auto a_es = static_cast<int64_t>(dtype_block_bytes(ad));
-  const auto b_es = dtype_is_quantized(bd) ? 0 : static_cast<int64_t>(dtype_block_bytes(bd));
-  const auto o_es = static_cast<int64_t>(dtype_block_bytes(od));
+std::atomic<bool> g_force_onednn{false};
+
+// Routing by measurement (DESIGN: GEMM goes to whichever of our kernels or oneDNN measures faster on the shape).
+// Single thread, thread CPU time, best of 3-15 runs, GFLOP/s, ours vs oneDNN reading the same W [N, K] per call
+// (oneDNN 2.6, AMD Zen 5, `ltx bench` shapes x [M, K]·W [N, K]ᵀ):
+//   bf16, blocked path: 1536×4096·4096×4096 471 vs 459, ·4096×16384 470 vs 467, 1536×16384·16384×4096 474 vs 461,
+//        1024×3840·3840×15360 473 vs 479: even, so ours (no second library on the hot path).
+//   f32, blocked path: 1536×4096·4096×4096 234 vs 244, ·4096×16384 236 vs 239, 256×1024·1024×1024 225-242 vs
+//        237-253: oneDNN 1-5% faster in every run, so f32 goes to oneDNN wherever it can take the call.
+//   panel path (small M): 60×640·640×2048 f32 240 vs 208, bf16 470 vs 460; 128×1024·1024×1024 bf16 506 vs 455:
+//        ours.
+// With 2 threads (wall clock, median of 5, the 2-core machine shared with other jobs) oneDNN's OpenMP team
+// collapses whenever a core is taken: 256×1024·1024×1024 f32 ours 67-81 vs oneDNN 19-27 in three runs,
+// 60×640·640×2048 ours 200-430 vs 7. So oneDNN gets f32 only when we run on one thread.
+// Below 1 MFLOP oneDNN's per-call overhead (primitive lookup, stream) outweighs any difference: ours.
+bool onednn_faster(const Problem& p) {
+  if (g_force_onednn.load(std::memory_order_relaxed)) return true;
+  if (2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6) return false;
+  return p.a.dtype == DType::F32 && !small_m_applies(p) && thread_count() == 1;
+}
+
+// The call as one oneDNN matmul, when it is a single problem oneDNN takes (the same f32 or bf16 dtype
+// throughout, a with unit k stride, b dense in either orientation) and the rule above says oneDNN is faster.
+bool onednn_route(const Plan& plan) {
+  const Problem& p = plan.p;
+  if (plan.batch.rank != 0 || p.a.sk != 1 || p.a.sm < p.k || p.k == 0) return false;
+  if (p.a.dtype != p.b.dtype || !onednn::supports(p.a.dtype)) return false;
+  const bool b_dense = (p.b.sk == 1 && p.b.sn >= p.k) || (p.b.sn == 1 && p.b.sk >= p.n);
+  return b_dense && onednn_faster(p);
+}
+
+// Primitives by shape, created on first use and shared by all threads (execution is thread-safe). A model has a
+// few dozen distinct Linear shapes; the bound only guards against unbounded growth from varying shapes, and
+// callers hold their own reference, so clearing never pulls a primitive from under a running call.
+std::shared_ptr<const onednn::Matmul> onednn_primitive(const onednn::MatmulShape& s) {
+  using Key = std::array<int64_t, 8>;
+  static std::mutex mu;
+  static std::map<Key, std::shared_ptr<const onednn::Matmul>> cache;
+  const Key key{s.m, s.n, s.k, static_cast<int64_t>(s.a), s.lda, s.b_sk, s.b_sn, s.ldo};
+  std::lock_guard lock(mu);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    if (cache.size() >= 512) cache.clear();
+    it = cache.emplace(key, std::make_shared<const onednn::Matmul>(s)).first;
+  }
+  return it->second;
+}
+
+void run_onednn(const Problem& p) {
+  onednn::MatmulShape s;
+  s.m = p.m, s.n = p.n, s.k = p.k;
+  s.a = s.b = s.out = p.a.dtype;
+  s.lda = p.a.sm, s.b_sk = p.b.sk, s.b_sn = p.b.sn, s.ldo = p.ldo;
+  onednn_primitive(s)->run(p.a.data, p.b.data, p.out);
+}
+
+void run_own(const Plan& plan) {
+  const Problem& p = plan.p;
+  const BatchDims& batch = plan.batch;
+  const auto a_es = static_cast<int64_t>(dtype_block_bytes(p.a.dtype));
+  const auto b_es = dtype_is_quantized(p.b.dtype) ? 0 : static_cast<int64_t>(dtype_block_bytes(p.b.dtype));
+  const auto o_es = static_cast<int64_t>(dtype_block_bytes(p.out_dtype));
   int64_t count = 1;
   for (int i = 0; i < batch.rank; ++i) count *= batch.size[i];
   for (int64_t flat = 0; flat < count; ++flat) {
@@ -101,19 +174,47 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
       b_off += idx * batch.b_stride[i];
     }
     Problem q = p;
-    q.a.data = a.raw() + a_off * a_es;
-    q.b.data = b.raw() + b_off * b_es;
-    q.out = out.raw() + flat * p.m * p.n * o_es;
+    q.a.data = p.a.data + a_off * a_es;
+    q.b.data = p.b.data + b_off * b_es;
+    q.out = p.out + flat * p.m * p.n * o_es;
     run_avx512(q);
   }
+}
+
+}  // namespace
+
+bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+  Plan plan;
+  if (!plan_for(attrs, in, out, plan)) return false;
+  if (out.numel() > 0) run_own(plan);
   return true;
 }
+
+bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path) {
+  Plan plan;
+  if (!plan_for(attrs, in, out, plan)) return false;
+  path = out.numel() > 0 && onednn_route(plan) ? Path::OneDNN
+         : out.numel() > 0 && small_m_applies(plan.p) ? Path::Panel
+                                                       : Path::Blocked;
+  return true;
+}
+
+void force_onednn_for_testing(bool on) { g_force_onednn.store(on); }
 
 }  // namespace gemm
 
 namespace opt {
 
-bool try_matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) { return gemm::matmul_own(attrs, in, out); }
+bool try_matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) {
+  gemm::Plan plan;
+  if (!gemm::plan_for(attrs, in, out, plan)) return false;
+  if (out.numel() == 0) return true;
+  if (gemm::onednn_route(plan))
+    gemm::run_onednn(plan.p);
+  else
+    gemm::run_own(plan);
+  return true;
+}
 
 }  // namespace opt
 }  // namespace ltx::cpu

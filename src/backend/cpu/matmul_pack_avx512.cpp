@@ -3,11 +3,17 @@
 // the microkernel sees only f32 or bf16 pairs whatever the source dtype and strides were.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "backend/cpu/matmul_avx512.h"
 #include "core/half.h"
 #include "core/quant.h"
+
+// GCC 12 warns inside the masked-load and permute intrinsics, whose pass-through operands are deliberately
+// undefined.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace ltx::cpu::gemm {
 namespace {
@@ -64,30 +70,77 @@ void to_bf16(const std::byte* src, DType dt, int64_t stride, int64_t n, uint16_t
 
 int64_t elem_bytes(DType dt) { return static_cast<int64_t>(dtype_block_bytes(dt)); }
 
-// Column n of b over [k0, k0 + kc) as f32 (b stored n-major: plain with sk == 1, or quantized rows).
-void b_column_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n, float* line) {
-  if (dtype_is_quantized(b.dtype)) {
-    const auto block = static_cast<int64_t>(dtype_block_elems(b.dtype));
-    const std::byte* row = b.data + n * b.row_bytes + k0 / block * elem_bytes(b.dtype);
-    dequantize_row(b.dtype, row, line, kc);  // k0 and kc are whole blocks: KC and K are multiples of the block
-    return;
+__mmask16 mask16(int64_t n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1u); }
+__mmask32 mask32(int64_t n) { return n >= 32 ? 0xffffffffu : n <= 0 ? 0 : static_cast<__mmask32>((1u << n) - 1u); }
+
+// Elements k .. k + 15 of a contiguous row as f32 (the first n valid, the rest zero).
+__m512 load16_f32(const std::byte* row, DType dt, int64_t k, int64_t n) {
+  if (dt == DType::F32) return _mm512_maskz_loadu_ps(mask16(n), reinterpret_cast<const float*>(row) + k);
+  const __m256i h = _mm256_maskz_loadu_epi16(mask16(n), reinterpret_cast<const uint16_t*>(row) + k);
+  if (dt == DType::BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  return _mm512_cvtph_ps(h);
+}
+
+// Elements k .. k + 31 of a contiguous bf16 or f32 row as 16 bf16 pairs (the first n valid, the rest zero);
+// f32 rounds to nearest even as to_bf16 does.
+__m512 load16_pairs(const std::byte* row, DType dt, int64_t k, int64_t n) {
+  if (dt == DType::BF16)
+    return _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask32(n), reinterpret_cast<const uint16_t*>(row) + k));
+  const auto* f = reinterpret_cast<const float*>(row) + k;
+  const __m512 lo = _mm512_maskz_loadu_ps(mask16(n), f), hi = _mm512_maskz_loadu_ps(mask16(n - 16), f + 16);
+  return _mm512_castsi512_ps(reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+}
+
+// Packs an n-major source (column j of the strip is a contiguous row, rows[j], or zero where j >= cols) into a
+// strip of `units` rows of NR 32-bit values: f32 values (pairs = false) or bf16 pairs of consecutive k
+// (pairs = true). Sixteen columns by sixteen units go through one register transpose.
+void pack_rows_transposed(const std::byte* const rows[kNR], DType dt, int cols, int64_t kc, bool pairs, float* d) {
+  const int64_t per_unit = pairs ? 2 : 1, units = (kc + per_unit - 1) / per_unit;
+  for (int j0 = 0; j0 < kNR; j0 += 16) {
+    for (int64_t u0 = 0; u0 < units; u0 += 16) {
+      __m512 r[16];
+      const int64_t k = u0 * per_unit, valid = kc - k;
+      for (int j = 0; j < 16; ++j) {
+        if (j0 + j >= cols) r[j] = _mm512_setzero_ps();
+        else r[j] = pairs ? load16_pairs(rows[j0 + j], dt, k, valid) : load16_f32(rows[j0 + j], dt, k, valid);
+      }
+      transpose16(r);
+      const int64_t n_out = std::min<int64_t>(16, units - u0);
+      for (int64_t t = 0; t < n_out; ++t) _mm512_store_ps(d + (u0 + t) * kNR + j0, r[t]);
+    }
   }
-  to_f32(b.data + (k0 * b.sk + n * b.sn) * elem_bytes(b.dtype), b.dtype, b.sk, kc, line);
+}
+
+// The rows of an n-major strip: columns n0 .. n0 + cols of b over [k0, k0 + kc) as contiguous rows, in place for
+// plain b, dequantized into `lines` ([cols][line_stride] f32) for quantized b. Returns the rows' dtype.
+DType n_major_rows(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* lines,
+                   int64_t line_stride, const std::byte* rows[kNR]) {
+  for (int j = 0; j < kNR; ++j) rows[j] = nullptr;
+  if (!dtype_is_quantized(b.dtype)) {
+    for (int j = 0; j < cols; ++j) rows[j] = b.data + (k0 + (n0 + j) * b.sn) * elem_bytes(b.dtype);
+    return b.dtype;
+  }
+  const auto block = static_cast<int64_t>(dtype_block_elems(b.dtype));
+  for (int j = 0; j < cols; ++j) {
+    const std::byte* src = b.data + (n0 + j) * b.row_bytes + k0 / block * elem_bytes(b.dtype);
+    dequantize_row(b.dtype, src, lines + j * line_stride, kc);  // k0, kc: whole blocks (KC, K are multiples)
+    rows[j] = reinterpret_cast<const std::byte*>(lines + j * line_stride);
+  }
+  return DType::F32;
 }
 
 bool n_major(const OperandB& b) { return dtype_is_quantized(b.dtype) || b.sk == 1; }
 
 // One f32 strip [kc][NR] of columns n0 .. n0 + cols.
 void pack_b_strip_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* d) {
-  if (cols < kNR) std::memset(d, 0, static_cast<size_t>(kc * kNR) * 4);
-  if (n_major(b)) {
-    alignas(64) float line[kKC_f32];
-    for (int j = 0; j < cols; ++j) {
-      b_column_f32(b, k0, kc, n0 + j, line);
-      for (int64_t k = 0; k < kc; ++k) d[k * kNR + j] = line[k];
-    }
+  if (n_major(b)) {  // the Linear layout W [N, K] (f32, bf16 or f16 widened exactly) or quantized rows
+    thread_local float lines[kNR * kKC_f32];
+    const std::byte* rows[kNR];
+    const DType dt = n_major_rows(b, k0, kc, n0, cols, lines, kKC_f32, rows);
+    pack_rows_transposed(rows, dt, cols, kc, false, d);
     return;
   }
+  if (cols < kNR) std::memset(d, 0, static_cast<size_t>(kc * kNR) * 4);
   const int64_t es = elem_bytes(b.dtype);
   for (int64_t k = 0; k < kc; ++k)
     to_f32(b.data + ((k0 + k) * b.sk + n0 * b.sn) * es, b.dtype, b.sn, cols, d + k * kNR);
@@ -96,25 +149,18 @@ void pack_b_strip_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int
 // One bf16-pair strip [ceil(kc/2)][NR][2] of columns n0 .. n0 + cols.
 void pack_b_strip_bf16(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, uint16_t* d) {
   const int64_t pairs = (kc + 1) / 2;
-  if (cols < kNR || (kc & 1)) std::memset(d, 0, static_cast<size_t>(pairs * kNR) * 4);
   auto* d32 = reinterpret_cast<uint32_t*>(d);
-  if (b.dtype == DType::BF16 && b.sk == 1) {  // the Linear layout W [N, K]: a column's pairs are adjacent
-    const int64_t full = kc / 2;
-    for (int j = 0; j < cols; ++j) {
-      const auto* col = reinterpret_cast<const uint16_t*>(b.data) + k0 + (n0 + j) * b.sn;
-      for (int64_t kp = 0; kp < full; ++kp) {
-        uint32_t v;
-        std::memcpy(&v, col + 2 * kp, 4);
-        d32[kp * kNR + j] = v;
-      }
-      if (kc & 1) d32[full * kNR + j] = col[kc - 1];
-    }
+  if (n_major(b) && (b.dtype == DType::BF16 || dtype_is_quantized(b.dtype))) {
+    thread_local float lines[kNR * kKC_bf16];
+    const std::byte* rows[kNR];
+    const DType dt = n_major_rows(b, k0, kc, n0, cols, lines, kKC_bf16, rows);
+    pack_rows_transposed(rows, dt, cols, kc, true, reinterpret_cast<float*>(d));
     return;
   }
+  if (cols < kNR || (kc & 1)) std::memset(d, 0, static_cast<size_t>(pairs * kNR) * 4);
   if (b.dtype == DType::BF16 && b.sn == 1) {  // plain [K, N]: interleave rows k and k+1
     const auto* base = reinterpret_cast<const uint16_t*>(b.data) + k0 * b.sk + n0;
-    const __mmask16 m0 = static_cast<__mmask16>(cols >= 16 ? 0xffff : (1u << cols) - 1u);
-    const __mmask16 m1 = static_cast<__mmask16>(cols >= 32 ? 0xffff : cols <= 16 ? 0 : (1u << (cols - 16)) - 1u);
+    const __mmask16 m0 = mask16(cols), m1 = mask16(cols - 16);
     for (int64_t kp = 0; kp < pairs; ++kp) {
       const uint16_t* r0 = base + 2 * kp * b.sk;
       const bool has_r1 = 2 * kp + 1 < kc;
@@ -125,16 +171,6 @@ void pack_b_strip_bf16(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, in
                                   : _mm512_setzero_si512();
         _mm512_store_si512(d32 + kp * kNR + 16 * h, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
       }
-    }
-    return;
-  }
-  if (n_major(b)) {  // f32, f16 or dequantized columns rounded to bf16
-    alignas(64) float line[kKC_bf16];
-    alignas(64) uint16_t line16[kKC_bf16];
-    for (int j = 0; j < cols; ++j) {
-      b_column_f32(b, k0, kc, n0 + j, line);
-      to_bf16(reinterpret_cast<const std::byte*>(line), DType::F32, 1, kc, line16);
-      for (int64_t k = 0; k < kc; ++k) d[(k / 2) * 2 * kNR + 2 * j + (k & 1)] = line16[k];
     }
     return;
   }

@@ -1,8 +1,11 @@
 #include "backend/cpu/onednn_matmul.h"
 
+#include <dlfcn.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace ltx::cpu::onednn {
 namespace {
@@ -23,6 +26,19 @@ dnnl::engine& engine() {
 }  // namespace
 
 bool supports(DType t) { return t == DType::F32 || t == DType::BF16; }
+
+void match_thread_count() {
+  // The OpenMP runtime is whichever one libdnnl was linked with (Debian's: libgomp); it is looked up at run time
+  // so that we do not link a second one. OMP_NUM_THREADS cannot do this: the runtime reads it when loaded.
+  using SetThreads = void (*)(int);
+  static const auto set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  thread_local int current = 0;
+  const int n = thread_count();
+  if (set_threads != nullptr && current != n) {
+    set_threads(n);
+    current = n;
+  }
+}
 
 struct Matmul::Impl {
   MatmulShape shape;
@@ -65,10 +81,22 @@ void Matmul::set_weights(const void* b) {
 
 void Matmul::run(const void* a, void* out) {
   LTX_CHECK(impl_->b_mem, "onednn", "matmul: set_weights was not called");
+  match_thread_count();
   dnnl::memory a_mem(impl_->a_md, engine(), const_cast<void*>(a));
   dnnl::memory out_mem(impl_->out_md, engine(), out);
   dnnl::stream st(engine());
   impl_->prim.execute(st, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, impl_->b_mem}, {DNNL_ARG_DST, out_mem}});
+  st.wait();
+}
+
+void Matmul::run(const void* a, const void* b, void* out) const {
+  LTX_CHECK(!impl_->shape.packed_weights, "onednn", "matmul: per-call weights need an unpacked primitive");
+  match_thread_count();
+  dnnl::memory a_mem(impl_->a_md, engine(), const_cast<void*>(a));
+  dnnl::memory b_mem(impl_->b_user_md, engine(), const_cast<void*>(b));
+  dnnl::memory out_mem(impl_->out_md, engine(), out);
+  dnnl::stream st(engine());
+  impl_->prim.execute(st, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
   st.wait();
 }
 

@@ -31,6 +31,8 @@ class Matmul {
   // Binds b (for packed_weights: reorders it now into an internal buffer; b may be freed afterwards).
   void set_weights(const void* b);
   void run(const void* a, void* out);
+  // b read in place on this call (not packed_weights). Safe to call from several threads at once.
+  void run(const void* a, const void* b, void* out) const;
 
  private:
   struct Impl;
@@ -39,5 +41,10 @@ class Matmul {
 
 // True for dtypes this wrapper handles (f32, bf16).
 bool supports(DType t);
+
+// oneDNN here runs on its own OpenMP threads, not on our pool. Every run() first sets the OpenMP thread count of
+// the calling thread to ltx::thread_count() (LTX_THREADS), so the library and our kernels use equally many cores;
+// callers must call it from outside our pool's parallel regions, or the two sets of threads oversubscribe.
+void match_thread_count();
 
 }  // namespace ltx::cpu::onednn

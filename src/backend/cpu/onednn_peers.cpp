@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "backend/cpu/onednn_matmul.h"
 #include "core/error.h"
 
 namespace ltx::cpu::onednn {
@@ -55,6 +56,7 @@ AttentionPeer::~AttentionPeer() = default;
 
 void AttentionPeer::run(const void* q, const void* k, const void* v, void* out) {
   auto& m = *impl_;
+  match_thread_count();
   dnnl::memory qm(m.q_md, engine(), const_cast<void*>(q)), km(m.k_md, engine(), const_cast<void*>(k)),
       vm(m.v_md, engine(), const_cast<void*>(v)), om(m.o_md, engine(), out);
   dnnl::stream st(engine());
@@ -107,6 +109,7 @@ void ConvPeer::set_inputs(const void* x, const void* w) {
 
 void ConvPeer::run() {
   auto& m = *impl_;
+  match_thread_count();
   dnnl::stream st(engine());
   m.conv.execute(st, {{DNNL_ARG_SRC, m.x}, {DNNL_ARG_WEIGHTS, m.w}, {DNNL_ARG_DST, m.y}});
   st.wait();
