@@ -72,11 +72,8 @@ TEST(Gemma3Tokenizer, StripMatchesPythonWhitespace) {
   EXPECT_EQ(strip_unicode_whitespace("   "), "");
 }
 
-// Against transformers' tokenizer built from the same GGUF (tools/reference/make_tokenizer_goldens.py).
-TEST(Gemma3Tokenizer, MatchesTransformersOnTheGoldenStrings) {
-  const std::string gguf = testing::real_gguf_path();
-  if (gguf.empty()) GTEST_SKIP() << testing::kSkipNoGguf;
-  const Tokenizer t = Tokenizer::from_gguf(gguf);
+// Every golden string (tools/reference/make_tokenizer_goldens.py) through `t`: raw ids and LTX's call.
+void expect_matches_golden_strings(const Tokenizer& t) {
   const Json doc = read_json(std::string(LTX_SOURCE_DIR) + "/tests/data/gemma3/tokenizer_cases.json");
   const int64_t max_length = doc.at("reference").at("max_length");
   ASSERT_EQ(t.bos_id(), doc.at("reference").at("bos_id").get<int32_t>());
@@ -97,6 +94,22 @@ TEST(Gemma3Tokenizer, MatchesTransformersOnTheGoldenStrings) {
   EXPECT_EQ(failures, 0) << failures << " of " << n << " strings differ";
   EXPECT_GE(n, 200);
   EXPECT_GE(n_long, 3);
+}
+
+// Against transformers' tokenizer built from the same GGUF.
+TEST(Gemma3Tokenizer, MatchesTransformersOnTheGoldenStrings) {
+  const std::string gguf = testing::real_gguf_path();
+  if (gguf.empty()) GTEST_SKIP() << testing::kSkipNoGguf;
+  expect_matches_golden_strings(Tokenizer::from_gguf(gguf));
+}
+
+// The same vocabulary as a Hugging Face tokenizer.json (e.g. that tokenizer's save_pretrained), when provided.
+TEST(Gemma3Tokenizer, TokenizerJsonMatchesTransformersOnTheGoldenStrings) {
+  const char* path = std::getenv("LTX_GEMMA_TOKENIZER_JSON");
+  if (!path || !fs::exists(path))
+    GTEST_SKIP() << "set LTX_GEMMA_TOKENIZER_JSON to the tokenizer.json of the 270M GGUF's transformers tokenizer "
+                    "(AutoTokenizer.from_pretrained(dir, gguf_file=...).save_pretrained(out)) to run this";
+  expect_matches_golden_strings(Tokenizer::from_hf_json(path));
 }
 
 }  // namespace
