@@ -11,6 +11,7 @@ void register_builtin_components(ComponentRegistry& registry) {
   register_gemma3_runners(registry);
   register_media_upsampler_runners(registry);
   register_media_audio_runners(registry);
+  register_pipeline_runners(registry);
 }
 
 }  // namespace ltx

@@ -1,0 +1,35 @@
+// One diffusion stage over video and audio (ltx_pipelines/utils/helpers.py denoise_audio_video): build both
+// latent states (zeros or a given latent, denoise mask 1, positions), noise them (video first, then audio, from
+// the same source), run the Euler loop, unpatchify.
+#pragma once
+
+#include <vector>
+
+#include "pipeline/latent_tools.h"
+#include "pipeline/noise.h"
+#include "stages/denoise.h"
+
+namespace ltx::stages {
+
+struct StageSpec {
+  VideoLatentShape video;
+  AudioLatentShape audio;
+  double fps = 24.0;
+  std::vector<float> sigmas;
+  float noise_scale = 1.0f;       // GaussianNoiser noise_scale: 1 for stage 1, σ0 of the schedule for a refine
+  Tensor initial_video;           // [B, C, F, H, W] or empty (zeros)
+  Tensor initial_audio;           // [B, C, T, M] or empty (zeros)
+  std::optional<AvGuidance> guidance;  // absent: one positive pass per step
+  DType noise_dtype = DType::F32;  // the reference draws in the latent dtype (bf16 in the official pipelines)
+};
+
+struct AvLatents {
+  Tensor video;  // [B, C, F, H, W]
+  Tensor audio;  // [B, C, T, M]
+};
+
+// Observed: positions.{video,audio}, latents.{video,audio}.initial, the loop's x0 and latents.
+AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts& text, NoiseSource& noise,
+                       const Observer& observe = {});
+
+}  // namespace ltx::stages

@@ -1,0 +1,93 @@
+#include "stages/pipelines.h"
+
+#include "core/error.h"
+#include "pipeline/schedule.h"
+#include "stages/media.h"
+
+namespace ltx::stages {
+namespace {
+
+constexpr int64_t kAudioMelBins = 16;  // ltx_core/types.py AudioLatentShape.from_duration default
+
+Tensor sigmas_tensor(const std::vector<float>& s) {
+  return Tensor::from_floats(DType::F32, {static_cast<int64_t>(s.size())}, s);
+}
+
+Observer prefixed(const Observer& observe, const std::string& prefix) {
+  if (!observe) return {};
+  return [observe, prefix](const std::string& name, const Tensor& t) { observe(prefix + name, t); };
+}
+
+void observe_final(const Observer& observe, const std::string& prefix, const AvLatents& l) {
+  if (!observe) return;
+  observe(prefix + "latents.video.final", l.video);
+  observe(prefix + "latents.audio.final", l.audio);
+}
+
+}  // namespace
+
+VideoLatentShape video_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, int64_t height,
+                                    int64_t width) {
+  return VideoLatentShape::from_pixels(batch, dit.in_channels, frames, height, width);
+}
+
+AudioLatentShape audio_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, double fps) {
+  LTX_CHECK(dit.audio_in_channels % kAudioMelBins == 0, "pipeline", "audio_in_channels ", dit.audio_in_channels,
+            " is not a multiple of ", kAudioMelBins, " mel bins");
+  return AudioLatentShape::from_video(batch, dit.audio_in_channels / kAudioMelBins, kAudioMelBins, frames, fps);
+}
+
+AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextContexts& text, NoiseSource& noise,
+                        const Observer& observe) {
+  check_generation_request(spec.frames, spec.height, spec.width, spec.fps, false);
+  StageSpec s;
+  s.video = video_latent_shape(dit.config(), spec.batch, spec.frames, spec.height, spec.width);
+  s.audio = audio_latent_shape(dit.config(), spec.batch, spec.frames, spec.fps);
+  s.fps = spec.fps;
+  s.sigmas = ltx2_sigmas({.steps = spec.steps});
+  s.guidance = spec.guidance;
+  s.noise_dtype = spec.noise_dtype;
+  if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
+  AvLatents out = run_av_stage(dit, s, text, noise, observe);
+  observe_final(observe, "", out);
+  return out;
+}
+
+AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, const TextContexts& text,
+                        NoiseSource& noise, const Observer& observe) {
+  check_generation_request(spec.frames, spec.height, spec.width, spec.fps, true);
+  StageSpec s1;
+  s1.video = video_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.height / 2, spec.width / 2);
+  s1.audio = audio_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.fps);
+  s1.fps = spec.fps;
+  s1.sigmas = ltx2_sigmas({.steps = spec.steps});
+  s1.guidance = spec.guidance;
+  s1.noise_dtype = spec.noise_dtype;
+  const Observer o1 = prefixed(observe, "stage1.");
+  if (o1) o1("sigmas", sigmas_tensor(s1.sigmas));
+  const AvLatents l1 = run_av_stage(m.stage1, s1, text, noise, o1);
+  observe_final(o1, "", l1);
+
+  const Tensor up = upsample_latent(m.upsampler, m.video_stats, l1.video);
+  if (observe) observe("upsampled.video", up);
+
+  StageSpec s2;
+  s2.video = video_latent_shape(m.stage2.config(), spec.batch, spec.frames, spec.height, spec.width);
+  s2.audio = s1.audio;
+  LTX_CHECK(up.shape() == s2.video.shape(), "pipeline", "upsampled latent ", up.shape().str(), " but stage 2 needs ",
+            s2.video.shape().str());
+  s2.fps = spec.fps;
+  const auto distilled = distilled_sigmas_stage2();
+  s2.sigmas.assign(distilled.begin(), distilled.end());
+  s2.noise_scale = s2.sigmas.front();
+  s2.initial_video = up;
+  s2.initial_audio = l1.audio;
+  s2.noise_dtype = spec.noise_dtype;
+  const Observer o2 = prefixed(observe, "stage2.");
+  if (o2) o2("sigmas", sigmas_tensor(s2.sigmas));
+  AvLatents out = run_av_stage(m.stage2, s2, text, noise, o2);
+  observe_final(observe, "", out);
+  return out;
+}
+
+}  // namespace ltx::stages

@@ -1,0 +1,44 @@
+// The text-to-video+audio sampling flows, from text contexts to final latents:
+//   one stage  (ltx_pipelines/ti2vid_one_stage.py): LTX2Scheduler sigmas, guided Euler loop at the target size;
+//   two stages (ltx_pipelines/ti2vid_two_stages.py): the same at half size, x2 latent upsample with the VAE
+//              statistics, then a refine on the stage-2 distilled sigmas with noise re-injected at σ0 from the
+//              same noise source, one positive pass per step.
+#pragma once
+
+#include "models/ltx/upsampler.h"
+#include "stages/av_stage.h"
+
+namespace ltx::stages {
+
+struct GenerationSpec {
+  int64_t batch = 1;
+  int64_t frames = 121, height = 512, width = 768;  // output pixels
+  double fps = 24.0;
+  int steps = 30;  // stage 1
+  AvGuidance guidance;
+  DType noise_dtype = DType::F32;
+};
+
+// Latent shapes for a DiT: video channels = in_channels (patch size 1); audio tokens are channels x 16 mel bins
+// (ltx_core AudioLatentShape's default mel_bins), so channels = audio_in_channels / 16.
+VideoLatentShape video_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, int64_t height,
+                                    int64_t width);
+AudioLatentShape audio_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, double fps);
+
+// Observed: sigmas, the stage's tensors, latents.{video,audio}.final.
+AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextContexts& text, NoiseSource& noise,
+                        const Observer& observe = {});
+
+struct TwoStageModels {
+  ltxm::Dit& stage1;
+  ltxm::Dit& stage2;  // the distilled weights (or the stage-1 DiT with the distilled LoRA fused)
+  const upsampler::LatentUpsampler& upsampler;
+  const video_vae::LatentStats& video_stats;
+};
+
+// Observed: stage1.* and stage2.* (each stage's names plus sigmas and, for stage 1, latents.*.final),
+// upsampled.video, latents.{video,audio}.final. The audio returned is stage 2's.
+AvLatents run_two_stage(const TwoStageModels& models, const GenerationSpec& spec, const TextContexts& text,
+                        NoiseSource& noise, const Observer& observe = {});
+
+}  // namespace ltx::stages
