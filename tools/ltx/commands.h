@@ -22,5 +22,6 @@ int compare(Args args);   // compare.cpp
 int bench(Args args);     // bench.cpp
 int selfcheck(Args args); // selfcheck.cpp
 int verify(Args args);    // verify.cpp
+int tokenize(Args args);  // tokenize.cpp
 
 }  // namespace ltx::cli
