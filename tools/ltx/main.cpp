@@ -15,6 +15,7 @@ std::span<const Command> commands() {
       {"compare", "per-tensor errors between two safetensors files", compare},
       {"selfcheck", "check every optimized kernel against its reference on this CPU", selfcheck},
       {"verify", "run the golden cases below the given folders against the engine", verify},
+      {"generate", "text to video with audio: an MP4 (H.264 + AAC) from a checkpoint", generate},
       {"tokenize", "Gemma-3 token ids of prompts as LTX encodes them (--gguf FILE or --tokenizer)", tokenize},
       {"bench", "our kernels beside oneDNN: GEMM, attention, conv (markdown table)", bench},
   };

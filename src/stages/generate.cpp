@@ -1,0 +1,159 @@
+#include "stages/generate.h"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "core/error.h"
+#include "io/mp4_writer.h"
+#include "io/safetensors.h"
+#include "stages/av_models.h"
+#include "stages/media.h"
+#include "stages/pipelines.h"
+
+namespace ltx::stages {
+namespace {
+
+namespace fs = std::filesystem;
+
+void apply(GuiderParams& g, const GuiderOverrides& o) {
+  if (o.cfg) g.cfg_scale = *o.cfg;
+  if (o.stg) g.stg_scale = *o.stg;
+  if (o.rescale) g.rescale_scale = *o.rescale;
+  if (o.modality) g.modality_scale = *o.modality;
+  if (o.stg_blocks) g.stg_blocks = *o.stg_blocks;
+}
+
+TextContexts load_text_embeddings(const std::string& path) {
+  const SafetensorsFile f = SafetensorsFile::open(path);
+  auto get = [&](const char* name) {
+    LTX_CHECK(f.contains(name), "generate", path, ": no tensor ", name);
+    return f.get(name).to(DType::F32);
+  };
+  TextContexts t{get("context.video.positive"), get("context.audio.positive"), {}, {}};
+  if (f.contains("context.video.negative")) t.video_negative = get("context.video.negative");
+  if (f.contains("context.audio.negative")) t.audio_negative = get("context.audio.negative");
+  return t;
+}
+
+class StageClock {
+ public:
+  StageClock(GenerateReport& report, const Progress& progress) : report_(report), progress_(progress) {}
+  void start(const std::string& stage) {
+    if (progress_) progress_(stage + "...");
+    stage_ = stage;
+    t0_ = std::chrono::steady_clock::now();
+  }
+  void stop() {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    report_.stage_seconds.emplace_back(stage_, s);
+  }
+
+ private:
+  GenerateReport& report_;
+  const Progress& progress_;
+  std::string stage_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace
+
+void check_request(const GenerateRequest& r) {
+  std::vector<std::string> problems;
+  auto need_file = [&](const std::string& path, const char* what) {
+    if (path.empty()) return;
+    if (!fs::exists(path)) problems.push_back(std::string(what) + " " + path + " does not exist");
+  };
+  if (r.checkpoint.empty()) problems.push_back("--checkpoint is required");
+  need_file(r.checkpoint, "checkpoint");
+  if (r.text_encoder.empty() == r.text_embeddings.empty())
+    problems.push_back("give exactly one of --text-encoder and --text-embeddings");
+  need_file(r.text_encoder, "text encoder");
+  need_file(r.text_embeddings, "text embeddings");
+  if (!r.text_encoder.empty() && r.prompt.empty()) problems.push_back("--prompt is required with a text encoder");
+  if (r.two_stage && r.upsampler.empty()) problems.push_back("two stages need --upsampler");
+  need_file(r.upsampler, "upsampler");
+  need_file(r.replay_noise, "noise recording");
+  if (!r.record_noise.empty() && !r.replay_noise.empty())
+    problems.push_back("--record-noise and --replay-noise exclude each other");
+  if (r.output.empty()) {
+    problems.push_back("--output is required");
+  } else {
+    const fs::path dir = fs::path(r.output).parent_path();
+    if (!dir.empty() && !fs::is_directory(dir)) problems.push_back("output folder " + dir.string() + " does not exist");
+  }
+  if (r.steps < 0) problems.push_back("--steps must be positive");
+  try {
+    check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
+  } catch (const Error& e) {
+    problems.push_back(e.what());
+  }
+  if (problems.empty()) return;
+  std::ostringstream os;
+  for (size_t i = 0; i < problems.size(); ++i) os << (i ? "; " : "") << problems[i];
+  fail("generate", os.str());
+}
+
+GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
+  check_request(r);
+  LTX_CHECK(r.text_encoder.empty(), "generate",
+            "prompt encoding with Gemma is not wired into generate yet; pass --text-embeddings");
+  GenerateReport report;
+  StageClock clock(report, progress);
+
+  clock.start("load models");
+  AvModels models = load_av_models(open_safetensors(r.checkpoint), r.compute);
+  std::optional<upsampler::LatentUpsampler> up;
+  if (r.two_stage) up = load_upsampler(open_safetensors(r.upsampler), r.compute);
+  const TextContexts text = load_text_embeddings(r.text_embeddings);
+  clock.stop();
+
+  const PipelineDefaults defaults = pipeline_defaults(models.model_version, models.dit->config().n_layers);
+  GenerationSpec spec;
+  spec.frames = r.frames;
+  spec.height = r.height;
+  spec.width = r.width;
+  spec.fps = r.fps;
+  spec.steps = r.steps > 0 ? r.steps : defaults.steps;
+  spec.guidance = defaults.guidance;
+  apply(spec.guidance.video, r.video_guidance);
+  apply(spec.guidance.audio, r.audio_guidance);
+  spec.noise_dtype = DType::BF16;  // the official pipelines run bf16 latents and draw bf16 noise
+
+  TorchGenerator generator(r.seed);
+  TorchNoise live(generator);
+  std::unique_ptr<NoiseReplayer> replay;
+  if (!r.replay_noise.empty()) replay = std::make_unique<NoiseReplayer>(NoiseReplayer::load(r.replay_noise));
+  NoiseSource& base = replay ? static_cast<NoiseSource&>(*replay) : static_cast<NoiseSource&>(live);
+  NoiseRecorder recorder(base);
+  NoiseSource& noise = r.record_noise.empty() ? base : static_cast<NoiseSource&>(recorder);
+
+  clock.start("denoise");
+  const AvLatents latents = r.two_stage
+                                ? run_two_stage({*models.dit, *models.dit, *up, models.video_stats}, spec, text, noise)
+                                : run_one_stage(*models.dit, spec, text, noise);
+  clock.stop();
+
+  clock.start("decode");
+  const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype);
+  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+  const Tensor wave = models.vocoder->run(mel);  // [B, 2, N]
+  clock.stop();
+
+  clock.start("write");
+  const std::vector<uint8_t> rgb = video_to_rgb8(video, 0);
+  report.frames = video.dim(2);
+  report.height = video.dim(3);
+  report.width = video.dim(4);
+  report.audio_sample_rate = models.vocoder->output_sampling_rate();
+  report.audio_samples = wave.dim(2);
+  const std::vector<float> samples = wave.slice(0, 0, 1).contiguous().to_floats();
+  io::write_mp4(r.output, {report.frames, report.height, report.width, r.fps, rgb},
+                io::Mp4AudioTrack{report.audio_sample_rate, wave.dim(1), samples});
+  if (!r.record_noise.empty()) recorder.save(r.record_noise, {{"seed", std::to_string(r.seed)}});
+  clock.stop();
+  return report;
+}
+
+}  // namespace ltx::stages

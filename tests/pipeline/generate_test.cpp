@@ -1,0 +1,140 @@
+// `ltx generate` end to end on the tiny one-stage golden checkpoint (DiT, video VAE, audio VAE, BigVGAN+BWE
+// vocoder in the official layout; its recorded text contexts stand in for a text encoder): the MP4 read back with
+// libavformat has one H.264 stream of the requested frames and size and one AAC stream. Bad requests fail before
+// any work and leave no file; recorded noise replays to the same latents.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "core/error.h"
+#include "io/mp4_writer.h"
+#include "io/safetensors.h"
+#include "nn/weight_source.h"
+#include "pipeline/noise.h"
+#include "stages/av_models.h"
+#include "stages/generate.h"
+#include "stages/pipelines.h"
+
+namespace ltx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/t2v_audio_one_stage/";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ltx_generate_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+stages::GenerateRequest tiny_request(const fs::path& out) {
+  stages::GenerateRequest r;
+  r.checkpoint = kCase + "weights.safetensors";
+  r.text_embeddings = kCase + "inputs.safetensors";
+  r.output = out.string();
+  r.frames = 9;
+  r.height = 64;
+  r.width = 96;
+  r.steps = 2;
+  r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = std::vector<int64_t>{1};
+  r.compute = DType::F32;
+  return r;
+}
+
+bool has_temp_files(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
+  return false;
+}
+
+TEST(Generate, TinyOneStageWritesH264AndAac) {
+  const fs::path dir = temp_dir("mp4");
+  const fs::path out = dir / "tiny.mp4";
+  const stages::GenerateReport rep = stages::generate(tiny_request(out));
+  ASSERT_TRUE(fs::exists(out));
+  EXPECT_FALSE(has_temp_files(dir));
+  const io::Mp4Info info = io::probe_mp4(out.string());
+  EXPECT_EQ(info.video_codec, "h264");
+  EXPECT_EQ(info.frames, 9);
+  EXPECT_EQ(info.width, 96);
+  EXPECT_EQ(info.height, 64);
+  EXPECT_EQ(info.audio_codec, "aac");
+  EXPECT_EQ(info.sample_rate, 48000);
+  EXPECT_EQ(info.channels, 2);
+  EXPECT_EQ(rep.audio_samples, 15840);  // 0.33 s at 48 kHz, as the golden waveform
+  EXPECT_NEAR(info.audio_duration_s, 15840.0 / 48000.0, 0.05);
+  fs::remove_all(dir);
+}
+
+TEST(Generate, BadRequestsFailBeforeWorkAndLeaveNothing) {
+  const fs::path dir = temp_dir("bad");
+  const fs::path out = dir / "bad.mp4";
+  auto expect_error = [&](stages::GenerateRequest r, const std::string& needle) {
+    try {
+      stages::generate(r);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_temp_files(dir));
+  };
+  stages::GenerateRequest r = tiny_request(out);
+  r.frames = 10;
+  expect_error(r, "8k+1 (nearest: 9 or 17)");
+  r = tiny_request(out);
+  r.width = 100;
+  expect_error(r, "width 100 is not a multiple of 32");
+  r = tiny_request(out);
+  r.checkpoint = (dir / "missing.safetensors").string();
+  expect_error(r, "does not exist");
+  r = tiny_request(out);
+  r.record_noise = (dir / "n.safetensors").string();
+  r.replay_noise = kCase + "inputs.safetensors";
+  expect_error(r, "exclude each other");
+  r = tiny_request(out);
+  r.two_stage = true;
+  expect_error(r, "--upsampler");
+  r = tiny_request(out);
+  r.replay_noise = kCase + "inputs.safetensors";  // not a noise recording: fails after loading, before writing
+  EXPECT_THROW(stages::generate(r), Error);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(has_temp_files(dir));
+  fs::remove_all(dir);
+}
+
+TEST(Generate, RecordedNoiseReplaysToTheSameLatents) {
+  stages::AvModels m = stages::load_av_models(open_safetensors(kCase + "weights.safetensors"), DType::F32,
+                                              {.video_decoder = false, .audio_decoder = false});
+  const SafetensorsFile in = SafetensorsFile::open(kCase + "inputs.safetensors");
+  const stages::TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"),
+                                  in.get("context.video.negative"), in.get("context.audio.negative")};
+  stages::GenerationSpec spec;
+  spec.frames = 9;
+  spec.height = 64;
+  spec.width = 96;
+  spec.steps = 2;
+  spec.guidance = pipeline_defaults("2.3", m.dit->config().n_layers).guidance;
+  spec.noise_dtype = DType::BF16;
+  TorchGenerator gen(42);
+  TorchNoise live(gen);
+  NoiseRecorder rec(live);
+  const stages::AvLatents a = stages::run_one_stage(*m.dit, spec, text, rec);
+  ASSERT_EQ(rec.entries().size(), 2u);  // video, then audio initial noise
+  NoiseReplayer replay(rec.entries());
+  const stages::AvLatents b = stages::run_one_stage(*m.dit, spec, text, replay);
+  EXPECT_EQ(a.video.to_floats(), b.video.to_floats());
+  EXPECT_EQ(a.audio.to_floats(), b.audio.to_floats());
+  // The live generator's first draw is what a fresh TorchGenerator(42) gives for the video noise.
+  TorchGenerator again(42);
+  EXPECT_EQ(again.randn(rec.entries()[0].second.shape(), DType::BF16).to_floats(),
+            rec.entries()[0].second.to_floats());
+}
+
+}  // namespace
+}  // namespace ltx
