@@ -11,6 +11,7 @@
 #include "stages/av_models.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
+#include "stages/text_encoder.h"
 
 namespace ltx::stages {
 namespace {
@@ -87,7 +88,10 @@ void check_request(const GenerateRequest& r) {
   try {
     check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
   } catch (const Error& e) {
-    problems.push_back(e.what());
+    std::string m = e.what();
+    const std::string prefix = "[generate] ";
+    if (m.rfind(prefix, 0) == 0) m = m.substr(prefix.size());
+    problems.push_back(m);
   }
   if (problems.empty()) return;
   std::ostringstream os;
@@ -97,17 +101,26 @@ void check_request(const GenerateRequest& r) {
 
 GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
   check_request(r);
-  LTX_CHECK(r.text_encoder.empty(), "generate",
-            "prompt encoding with Gemma is not wired into generate yet; pass --text-embeddings");
   GenerateReport report;
   StageClock clock(report, progress);
 
   clock.start("load models");
-  AvModels models = load_av_models(open_safetensors(r.checkpoint), r.compute);
+  const auto checkpoint = open_safetensors(r.checkpoint);
+  AvModels models = load_av_models(checkpoint, r.compute);
   std::optional<upsampler::LatentUpsampler> up;
   if (r.two_stage) up = load_upsampler(open_safetensors(r.upsampler), r.compute);
-  const TextContexts text = load_text_embeddings(r.text_embeddings);
   clock.stop();
+  TextContexts text;
+  if (!r.text_embeddings.empty()) {
+    text = load_text_embeddings(r.text_embeddings);
+  } else {
+    clock.start("encode prompt");
+    auto encoder = PromptEncoder::load(r.text_encoder, checkpoint, models.config.at("transformer"), r.compute);
+    const PromptContexts pos = encoder->encode(r.prompt);
+    const PromptContexts neg = encoder->encode(r.negative_prompt.value_or(default_negative_prompt()));
+    text = {pos.video, pos.audio, neg.video, neg.audio};
+    clock.stop();
+  }
 
   const PipelineDefaults defaults = pipeline_defaults(models.model_version, models.dit->config().n_layers);
   GenerationSpec spec;
