@@ -72,7 +72,8 @@ void check(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b, const cha
                            tol.output_ulp * std::fabs(e[i]) + 1e-30;
       if (!(std::fabs(static_cast<double>(v[i]) - e[i]) <= limit) && bad++ == 0) first = i;
     }
-    EXPECT_EQ(bad, 0u) << what << (actual == &ours ? " (try_matmul)" : actual == &own ? " (matmul_own)" : " (cpu::run)") << ": " << bad << " of "
+    const char* via = actual == &ours ? " (try_matmul)" : actual == &own ? " (matmul_own)" : " (cpu::run)";
+    EXPECT_EQ(bad, 0u) << what << via << ": " << bad << " of "
                        << v.size() << " differ; first at " << first << ": " << v[first] << " vs " << e[first];
   }
 }
@@ -187,8 +188,8 @@ TEST(MatMulOpt, PanelPath) {
         const MatMulAttrs attrs{ta, true};
         const Tensor a = operand(dt, d.m, d.k, ta, seed++);
         const Tensor w = random_tensor(dt, Shape{d.n, d.k}, seed++);
-        const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) +
-                                 " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) + " ta=" + std::to_string(ta);
+        const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) + " N=" +
+                                 std::to_string(d.n) + " K=" + std::to_string(d.k) + " ta=" + std::to_string(ta);
         EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what;
         check(attrs, a, w, what.c_str());
       }

@@ -112,9 +112,10 @@ std::atomic<bool> g_force_onednn{false};
 //        237-253: oneDNN 1-5% faster in every run, so f32 goes to oneDNN wherever it can take the call.
 //   panel path (small M): 60×640·640×2048 f32 240 vs 208, bf16 470 vs 460; 128×1024·1024×1024 bf16 506 vs 455:
 //        ours.
-// With 2 threads (wall clock, median of 5, the 2-core machine shared with other jobs) oneDNN's OpenMP team
-// collapses whenever a core is taken: 256×1024·1024×1024 f32 ours 67-81 vs oneDNN 19-27 in three runs,
-// 60×640·640×2048 ours 200-430 vs 7. So oneDNN gets f32 only when we run on one thread.
+// With 2 threads (wall clock, median of 3-5, the 2-core machine shared with other jobs) oneDNN's OpenMP team
+// collapses on short calls whenever a core is taken: 256×1024·1024×1024 f32 ours 67-81 vs oneDNN 19-27 in three
+// runs, 60×640·640×2048 ours 200-430 vs 7-9; on the four large f32 shapes the two are even (ours/oneDNN 0.94,
+// 0.99, 1.02, 1.01). So oneDNN gets f32 only when we run on one thread.
 // Below 1 MFLOP oneDNN's per-call overhead (primitive lookup, stream) outweighs any difference: ours.
 bool onednn_faster(const Problem& p) {
   if (g_force_onednn.load(std::memory_order_relaxed)) return true;

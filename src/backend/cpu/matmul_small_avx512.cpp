@@ -30,9 +30,9 @@ constexpr int64_t kMaxPanelBytes = 512 * 1024;
 // 32-bit units of k per panel row: f32 values, or bf16 (k, k+1) pairs.
 int64_t units_of(const Problem& p) { return p.compute == Compute::F32 ? p.k : (p.k + 1) / 2; }
 
-// An R×(16·Q) tile of outᵀ (rows n0 .. n0 + rows of W, columns m) in R·Q <= 24 accumulators; R = 12 (for Q <= 2)
-// so that the R row pointers of W stay in general registers and each Q panel loads feed 12·Q multiply-adds. Rows past `rows` repeat the last valid row and are not
-// stored. panel: [units][32] strips of 32 columns, one per 32 m.
+// An R×(16·Q) tile of outᵀ (rows n0 .. n0 + rows of W, columns m) in R·Q <= 24 accumulators; R = 12 (Q <= 2) so
+// that the R row pointers of W stay in general registers and each Q panel loads feed 12·Q multiply-adds. Rows
+// past `rows` repeat the last valid row and are not stored. panel: [units][32] strips of 32 columns of m.
 template <int Q>
 struct Tile {
   static constexpr int R = std::min(12, 24 / Q);
