@@ -5,13 +5,11 @@
 #include <map>
 
 #include "core/error.h"
-#include "core/mapped_file.h"
 #include "io/gguf.h"
 
 namespace ltx::gemma3 {
 namespace {
 
-constexpr uint32_t kGgmlQ5_0 = 6;  // ggml.h enum ggml_type
 
 // GGUF tensor name -> HF name (llama.cpp gguf-py/gguf/tensor_mapping.py, MODEL_ARCH.GEMMA3). Note "ffn_norm" is
 // the *pre*-feed-forward norm and "post_attention_norm" the post-attention one.
@@ -60,25 +58,12 @@ class GgufAsHf : public WeightSource {
   bool contains(std::string_view name) const override { return index_.count(std::string(name)) != 0; }
   DType dtype(std::string_view name) const override {
     const GGUFTensorInfo& t = info(name);
-    if (t.ggml_type == kGgmlQ5_0) return DType::Q8_0;
     LTX_CHECK(t.dtype.has_value(), "gguf", path_, ": tensor '", t.name, "' has unsupported ggml type ",
               ggml_type_name(t.ggml_type));
     return *t.dtype;
   }
   Shape shape(std::string_view name) const override { return info(name).shape; }
-  Tensor get(std::string_view name) const override {
-    const GGUFTensorInfo& t = info(name);
-    if (t.ggml_type != kGgmlQ5_0) return file_.get(t.name);
-    if (!mapping_) mapping_ = MappedFile::open(path_);
-    const int64_t n = t.shape.numel();
-    LTX_CHECK(n % 32 == 0 && t.shape.dim(t.shape.rank() - 1) % 32 == 0, "gguf", path_, ": q5_0 tensor '", t.name,
-              "' rows are not whole blocks");
-    LTX_CHECK(file_.data_offset() + t.offset + static_cast<uint64_t>(n / 32 * 22) <= mapping_->size(), "gguf",
-              path_, ": tensor '", t.name, "' runs past the end of the file");
-    Tensor out = Tensor::empty(DType::Q8_0, t.shape);
-    q5_0_to_q8_0(mapping_->data() + file_.data_offset() + t.offset, out.raw(), n / 32);
-    return out;
-  }
+  Tensor get(std::string_view name) const override { return file_.get(info(name).name); }
   const std::map<std::string, std::string>& metadata() const override { return empty_; }
   std::string describe() const override { return path_; }
 
@@ -90,30 +75,12 @@ class GgufAsHf : public WeightSource {
   }
   GGUFFile file_;
   std::string path_;
-  mutable std::shared_ptr<MappedFile> mapping_;
   std::map<std::string, size_t> index_;
   std::vector<std::string> names_;
   std::map<std::string, std::string> empty_;
 };
 
 }  // namespace
-
-// Q5_0 block (ggml-common.h block_q5_0): f16 d, u32 qh (bit j = 5th bit of element j), 16 bytes of nibbles
-// (byte j: low nibble -> element j, high -> element j+16); value d·(q − 16) (ggml-quants.c dequantize_row_q5_0).
-// Q8_0 block: f16 d, int8 q[32]; value d·q. The same d and q − 16 ∈ [−16, 15] make the copy exact.
-void q5_0_to_q8_0(const std::byte* src, std::byte* dst, int64_t n_blocks) {
-  for (int64_t b = 0; b < n_blocks; ++b, src += 22, dst += 34) {
-    uint32_t qh;
-    std::memcpy(dst, src, 2);  // d
-    std::memcpy(&qh, src + 2, 4);
-    const auto* qs = reinterpret_cast<const uint8_t*>(src + 6);
-    auto* q = reinterpret_cast<int8_t*>(dst + 2);
-    for (int j = 0; j < 16; ++j) {
-      q[j] = static_cast<int8_t>(((qs[j] & 0x0F) | (((qh >> j) & 1u) << 4)) - 16);
-      q[j + 16] = static_cast<int8_t>(((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4)) - 16);
-    }
-  }
-}
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }
 

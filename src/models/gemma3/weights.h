@@ -32,12 +32,8 @@ struct Weights {
 };
 
 // A GGUF file's tensors under HF names ("model.layers.3.self_attn.q_proj.weight"); tensors with no HF
-// counterpart keep their GGUF name so the loader reports them. Q5_0 blocks, which ltx's DType set lacks, are
-// re-encoded losslessly as Q8_0 (same 32-element blocks and f16 scale; the 5-bit values fit in int8).
+// counterpart keep their GGUF name so the loader reports them. Quantized tensors (Q5_0, Q4_K, ...) stay as stored.
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path);
-
-// Re-encodes n_blocks ggml Q5_0 blocks (22 bytes each) as Q8_0 blocks (34 bytes each) with equal values.
-void q5_0_to_q8_0(const std::byte* src, std::byte* dst, int64_t n_blocks);
 
 // The prefix of the text model inside a HF checkpoint: the first of "language_model.model.",
 // "model.language_model.", "model." that holds "embed_tokens.weight".
