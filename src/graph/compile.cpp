@@ -28,7 +28,7 @@ class PlanBuilder {
     mark_absorbed();
     make_slots_and_steps();
     lay_out_arena();
-    bind_views();
+    if (opt_.allocate) bind_views();
     return std::move(plan_);
   }
 
@@ -262,7 +262,7 @@ class PlanBuilder {
     }
     plan_->stats_.arena_bytes = layout.total;
     plan_->stats_.naive_bytes = naive;
-    plan_->arena_ = Storage::allocate(std::max<size_t>(layout.total, 1));
+    if (opt_.allocate) plan_->arena_ = Storage::allocate(std::max<size_t>(layout.total, 1));
   }
 
   void bind_views() {

@@ -19,6 +19,9 @@ struct CompileOptions {
   std::string dump_regex;
   std::string dump_path = "ltx_dump.safetensors";
   bool fuse = true;
+  // false: lay the arena out and report Plan::peak_bytes() without allocating it; such a plan cannot run. Memory
+  // planners use it to price a candidate shape that may not fit.
+  bool allocate = true;
   static CompileOptions from_env();
 };
 

@@ -9,6 +9,7 @@
 namespace ltx {
 
 std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
+  LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");
   LTX_CHECK(inputs.size() == input_metas_.size(), "plan", "expected ", input_metas_.size(), " inputs, got ",
             inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
