@@ -273,14 +273,3 @@ TEST(MemoryBudget, DefaultIsMemAvailable) {
 
 }  // namespace
 }  // namespace ltx::video_vae
-
-// oneDNN's OpenMP threads spin after every parallel region; on a shared, loaded CPU that makes these small decodes
-// a hundred times slower. libgomp reads OMP_WAIT_POLICY when it loads, so the binary re-executes itself with it.
-int main(int argc, char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);  // returns only on failure: run as is
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/openmp_env.h"
 
 namespace ltx::cli {
 
@@ -36,6 +37,7 @@ void usage(std::FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ltx::ensure_passive_openmp_wait(argv);
   if (argc < 2 || std::string_view(argv[1]) == "help" || std::string_view(argv[1]) == "--help") {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
