@@ -75,6 +75,12 @@ class GgufSource : public WeightSource {
 
 }  // namespace
 
+Json metadata_json(const WeightSource& source, const std::string& key) {
+  const auto it = source.metadata().find(key);
+  LTX_CHECK(it != source.metadata().end(), "weights", source.describe(), ": no `", key, "` metadata");
+  return parse_json(it->second, source.describe() + " " + key);
+}
+
 std::shared_ptr<WeightSource> open_safetensors(const std::vector<std::string>& paths) {
   return std::make_shared<SafetensorsSource>(paths);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "io/json.h"
 
 namespace ltx {
 
@@ -24,6 +25,10 @@ class WeightSource {
   virtual const std::map<std::string, std::string>& metadata() const = 0;
   virtual std::string describe() const = 0;  // the path(s), for error messages
 };
+
+// The JSON held in a string metadata entry (e.g. the checkpoint's "config"); throws naming the source when absent
+// or malformed.
+Json metadata_json(const WeightSource& source, const std::string& key);
 
 // One safetensors file, or several whose tensor names must not collide (shards).
 std::shared_ptr<WeightSource> open_safetensors(const std::vector<std::string>& paths);

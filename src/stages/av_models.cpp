@@ -3,16 +3,6 @@
 #include "core/error.h"
 
 namespace ltx::stages {
-namespace {
-
-Json metadata_json(const WeightSource& source, const std::string& key) {
-  const auto it = source.metadata().find(key);
-  LTX_CHECK(it != source.metadata().end(), "pipeline", source.describe(), ": no `", key, "` metadata");
-  return parse_json(it->second, source.describe() + " " + key);
-}
-
-}  // namespace
-
 AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
                         const AvModelParts& parts) {
   AvModels m;

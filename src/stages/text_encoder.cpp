@@ -33,7 +33,7 @@ std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path
   return e;
 }
 
-PromptContexts PromptEncoder::encode(const std::string& prompt) {
+PromptContexts PromptEncoder::encode(const std::string& prompt, bool keep_hidden_states) {
   const gemma3::Tokenizer::Batch batch = tokenizer_.encode_batch({prompt}, max_length_);
   const gemma3::Output states = model_.forward_padded(batch.ids, batch.mask);
   Graph g;
@@ -56,7 +56,10 @@ PromptContexts PromptEncoder::encode(const std::string& prompt) {
   g.output(connect(*audio_, f.audio, "audio_connector"), "audio");
   auto plan = compile(g);
   const auto out = plan->run(std::span<const Tensor>(feed.tensors));
-  return {out[0].clone(), out[1].clone()};
+  PromptContexts contexts{out[0].clone(), out[1].clone(), {}};
+  if (keep_hidden_states)  // copies: the Gemma plan's outputs are rewritten by its next run
+    for (const Tensor& h : states.hidden_states) contexts.hidden_states.push_back(h.clone());
+  return contexts;
 }
 
 }  // namespace ltx::stages

@@ -16,7 +16,8 @@
 namespace ltx::stages {
 
 struct PromptContexts {
-  Tensor video, audio;  // [1, max_length, Dv], [1, max_length, Da]
+  Tensor video, audio;                // [1, max_length, Dv], [1, max_length, Da]
+  std::vector<Tensor> hidden_states;  // Gemma's, [1, max_length, D] each; only when asked for
 };
 
 class PromptEncoder {
@@ -27,7 +28,7 @@ class PromptEncoder {
                                              const std::shared_ptr<const WeightSource>& checkpoint,
                                              const Json& transformer_config, DType compute,
                                              int64_t max_length = 1024);
-  PromptContexts encode(const std::string& prompt);
+  PromptContexts encode(const std::string& prompt, bool keep_hidden_states = false);
 
  private:
   PromptEncoder(gemma3::Tokenizer tokenizer, gemma3::Model model) : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}

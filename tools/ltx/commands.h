@@ -22,6 +22,7 @@ int compare(Args args);   // compare.cpp
 int bench(Args args);     // bench.cpp
 int selfcheck(Args args); // selfcheck.cpp
 int verify(Args args);    // verify.cpp
+int encode(Args args);    // encode.cpp
 int generate(Args args);  // generate.cpp
 int tokenize(Args args);  // tokenize.cpp
 

@@ -15,6 +15,7 @@ std::span<const Command> commands() {
       {"inspect", "list a model file's metadata and tensors (safetensors or GGUF)", inspect},
       {"compare", "per-tensor errors between two safetensors files", compare},
       {"selfcheck", "check every optimized kernel against its reference on this CPU", selfcheck},
+      {"encode", "text contexts (and Gemma hidden states) of prompts for a checkpoint, to safetensors", encode},
       {"verify", "run the golden cases below the given folders against the engine", verify},
       {"generate", "text to video with audio: an MP4 (H.264 + AAC) from a checkpoint", generate},
       {"tokenize", "Gemma-3 token ids of prompts as LTX encodes them (--gguf FILE or --tokenizer)", tokenize},
