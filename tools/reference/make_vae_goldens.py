@@ -101,11 +101,19 @@ CONFIG_2_3 = {
     }
 }
 
+# The 2.3 decoder cases use decoder base width 4 (stage widths 32, 16, 16, 8, 4) instead of CONFIG_2_3's 2, which
+# the encoder case and the pipeline cases keep. With 2 channels in the last stage, the PixelNorms of the last res_x
+# and conv_norm_out divide by a per-pixel RMS over 2 values, which at a few of 2304 pixels is ~0.04, amplifying f32
+# rounding ~25x: torch's own max |f32 - f64| was 3.1e-4 on ltx2_3_decoder conv_norm_out.out (2x the 1e-4
+# validation tolerance, the engine's error 1.9e-4) and 4.2e-5 on timestep_cond_decoder. With 4 channels it is
+# 8.8e-6 and 1.7e-5, every output and intermediate at most 0.08 of its tolerance (atol + rtol*|expected|).
+CONFIG_2_3_DECODER = {"vae": {**CONFIG_2_3["vae"], "decoder_base_channels": 4}}
+
 # Decoder with timestep conditioning and noise injection (the LTX-Video 0.9.x features the official decoder still
 # supports): 2.3 block layout, one res_x with inject_noise.
 CONFIG_TC = {
     "vae": {
-        **{k: v for k, v in CONFIG_2_3["vae"].items() if k != "decoder_blocks"},
+        **{k: v for k, v in CONFIG_2_3_DECODER["vae"].items() if k != "decoder_blocks"},
         "latent_channels": 4,
         "timestep_conditioning": True,
         "decoder_blocks": [
@@ -237,7 +245,7 @@ CASES = {
         "LTX-2.0 style decoder (3 residual compress_all m2, reflect padding), latent 2x2x2 -> 9 frames 64x64",
     ),
     "ltx2_3_decoder": lambda: decoder_case(
-        "ltx2_3_decoder", CONFIG_2_3, (1, 2, 2, 1, 2), 400,
+        "ltx2_3_decoder", CONFIG_2_3_DECODER, (1, 2, 2, 1, 2), 400,
         "LTX-2.3 style decoder (all m2, all m1, time m2, space m2; zero padding), latent 2x1x2 -> 9 frames 32x64",
     ),
     "timestep_cond_decoder": lambda: decoder_case(
