@@ -47,8 +47,8 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 
 size_t dtype_bytes_for(DType t, int64_t n) {
   const auto& i = info(t);
-  LTX_CHECK(n >= 0 && n % static_cast<int64_t>(i.block_elems) == 0, "dtype", n,
-            " elements is not a whole number of ", i.name, " blocks of ", i.block_elems);
+  LTX_CHECK(n >= 0 && n % static_cast<int64_t>(i.block_elems) == 0, "dtype", n, " elements is not a whole number of ",
+            i.name, " blocks of ", i.block_elems);
   return static_cast<size_t>(n) / i.block_elems * i.block_bytes;
 }
 

@@ -30,8 +30,8 @@ size_t dtype_block_elems(DType t);
 // Bytes per storage block (the element size for plain types).
 size_t dtype_block_bytes(DType t);
 bool dtype_is_quantized(DType t);
-bool dtype_is_float(DType t);  // f32, bf16, f16
-std::string_view dtype_name(DType t);  // "f32", "bf16", ..., "q4_k"
+bool dtype_is_float(DType t);                                 // f32, bf16, f16
+std::string_view dtype_name(DType t);                         // "f32", "bf16", ..., "q4_k"
 std::optional<DType> dtype_from_name(std::string_view name);  // inverse of dtype_name
 
 // Bytes needed for n elements (n a multiple of the block size for quantized types).

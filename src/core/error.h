@@ -28,8 +28,8 @@ std::string concat(const Args&... args) {
 }  // namespace detail
 
 // Throws ltx::Error("component", message parts...) unless cond holds. For bad input, not for programmer bugs.
-#define LTX_CHECK(cond, component, ...)                                  \
-  do {                                                                   \
+#define LTX_CHECK(cond, component, ...)                                             \
+  do {                                                                              \
     if (!(cond)) throw ::ltx::Error(component, ::ltx::detail::concat(__VA_ARGS__)); \
   } while (0)
 

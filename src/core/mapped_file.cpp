@@ -15,7 +15,7 @@ namespace ltx {
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   LTX_CHECK(fd >= 0, "file", path, ": cannot open: ", std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     fail("file", path + ": not a regular file");

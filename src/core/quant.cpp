@@ -236,8 +236,7 @@ void quantize_q4_k(const float* x, uint8_t* b) {
   const auto q = quantize_k_asymmetric(x, 15, b);
   uint8_t* qs = b + 4 + kScaleBytes;
   for (ptrdiff_t g = 0; g < 4; ++g)
-    for (int i = 0; i < 32; ++i)
-      qs[32 * g + i] = static_cast<uint8_t>(q[64 * g + i] | (q[64 * g + 32 + i] << 4));
+    for (int i = 0; i < 32; ++i) qs[32 * g + i] = static_cast<uint8_t>(q[64 * g + i] | (q[64 * g + 32 + i] << 4));
 }
 
 // ---- Q5_K: [f16 d][f16 dmin][12 scale bytes][32 bytes qh][128 bytes qs]; low 4 bits as Q4_K, and bit j
@@ -358,20 +357,27 @@ struct BlockCodec {
 
 BlockCodec codec_for(DType t) {
   switch (t) {
-    case DType::Q8_0: return {dequantize_q8_0, quantize_q8_0};
-    case DType::Q4_0: return {dequantize_q4_0, quantize_q4_0};
-    case DType::Q5_0: return {dequantize_q5_0, quantize_q5_0};
-    case DType::Q4_K: return {dequantize_q4_k, quantize_q4_k};
-    case DType::Q5_K: return {dequantize_q5_k, quantize_q5_k};
-    case DType::Q6_K: return {dequantize_q6_k, quantize_q6_k};
-    default: return {};
+    case DType::Q8_0:
+      return {dequantize_q8_0, quantize_q8_0};
+    case DType::Q4_0:
+      return {dequantize_q4_0, quantize_q4_0};
+    case DType::Q5_0:
+      return {dequantize_q5_0, quantize_q5_0};
+    case DType::Q4_K:
+      return {dequantize_q4_k, quantize_q4_k};
+    case DType::Q5_K:
+      return {dequantize_q5_k, quantize_q5_k};
+    case DType::Q6_K:
+      return {dequantize_q6_k, quantize_q6_k};
+    default:
+      return {};
   }
 }
 
 void check_count(DType t, int64_t n) {
   const auto block = static_cast<int64_t>(dtype_block_elems(t));
-  LTX_CHECK(n >= 0 && n % block == 0, "quant", n, " elements is not a whole number of ", dtype_name(t),
-            " blocks of ", block);
+  LTX_CHECK(n >= 0 && n % block == 0, "quant", n, " elements is not a whole number of ", dtype_name(t), " blocks of ",
+            block);
 }
 
 }  // namespace
@@ -380,7 +386,9 @@ void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
   check_count(t, n);
   const auto* in = static_cast<const uint8_t*>(src);
   switch (t) {
-    case DType::F32: std::memcpy(dst, src, static_cast<size_t>(n) * 4); return;
+    case DType::F32:
+      std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+      return;
     case DType::F16:
       for (int64_t i = 0; i < n; ++i) dst[i] = load_f16(in + 2 * i);
       return;
@@ -391,7 +399,8 @@ void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
         dst[i] = bf16_to_f32(h);
       }
       return;
-    default: break;
+    default:
+      break;
   }
   const BlockCodec c = codec_for(t);
   if (!c.dequantize) fail("quant", "cannot dequantize " + std::string(dtype_name(t)) + " to f32");
@@ -404,7 +413,9 @@ void quantize_row(DType t, const float* src, void* dst, int64_t n) {
   check_count(t, n);
   auto* out = static_cast<uint8_t*>(dst);
   switch (t) {
-    case DType::F32: std::memcpy(dst, src, static_cast<size_t>(n) * 4); return;
+    case DType::F32:
+      std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+      return;
     case DType::F16:
       for (int64_t i = 0; i < n; ++i) store_f16(out + 2 * i, src[i]);
       return;
@@ -414,13 +425,14 @@ void quantize_row(DType t, const float* src, void* dst, int64_t n) {
         std::memcpy(out + 2 * i, &h, 2);
       }
       return;
-    default: break;
+    default:
+      break;
   }
   const BlockCodec c = codec_for(t);
   if (!c.quantize) fail("quant", "cannot quantize f32 to " + std::string(dtype_name(t)));
   for (int64_t i = 0; i < n; ++i)
-    LTX_CHECK(std::isfinite(src[i]), "quant", "cannot quantize non-finite value ", src[i], " at element ", i,
-              " to ", dtype_name(t));
+    LTX_CHECK(std::isfinite(src[i]), "quant", "cannot quantize non-finite value ", src[i], " at element ", i, " to ",
+              dtype_name(t));
   const auto block = static_cast<int64_t>(dtype_block_elems(t));
   const size_t bytes = dtype_block_bytes(t);
   for (int64_t i = 0; i < n / block; ++i) c.quantize(src + i * block, out + i * bytes);

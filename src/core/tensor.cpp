@@ -17,8 +17,8 @@ void check_plain(const Tensor& t, const char* what) {
 void check_quantized_layout(DType dtype, const Shape& shape, const Shape& strides) {
   if (!dtype_is_quantized(dtype) || shape.rank() == 0) return;
   const auto block = static_cast<int64_t>(dtype_block_elems(dtype));
-  LTX_CHECK(strides[shape.rank() - 1] == 1 && shape[shape.rank() - 1] % block == 0, "tensor",
-            "a ", dtype_name(dtype), " view must keep whole contiguous rows of ", block, "-element blocks");
+  LTX_CHECK(strides[shape.rank() - 1] == 1 && shape[shape.rank() - 1] % block == 0, "tensor", "a ", dtype_name(dtype),
+            " view must keep whole contiguous rows of ", block, "-element blocks");
   for (int i = 0; i < shape.rank() - 1; ++i)
     LTX_CHECK(shape[i] == 1 || strides[i] % block == 0, "tensor", "a ", dtype_name(dtype),
               " view must start rows on block boundaries");
@@ -28,43 +28,105 @@ void check_quantized_layout(DType dtype, const Shape& shape, const Shape& stride
 
 float load_as_f32(const std::byte* p, DType t) {
   switch (t) {
-    case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
-    case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return static_cast<float>(v); }
-    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<float>(v); }
-    case DType::U8: return static_cast<float>(static_cast<uint8_t>(*p));
-    default: fail("tensor", std::string("element access on quantized ") + std::string(dtype_name(t)));
+    case DType::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_f32(v);
+    }
+    case DType::F16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return f16_to_f32(v);
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return static_cast<float>(v);
+    }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<float>(v);
+    }
+    case DType::U8:
+      return static_cast<float>(static_cast<uint8_t>(*p));
+    default:
+      fail("tensor", std::string("element access on quantized ") + std::string(dtype_name(t)));
   }
 }
 
 void store_from_f32(std::byte* p, DType t, float v) {
   switch (t) {
-    case DType::F32: std::memcpy(p, &v, 4); return;
-    case DType::BF16: { const uint16_t h = f32_to_bf16(v); std::memcpy(p, &h, 2); return; }
-    case DType::F16: { const uint16_t h = f32_to_f16(v); std::memcpy(p, &h, 2); return; }
-    case DType::I32: { const auto i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); return; }
-    case DType::I64: { const auto i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); return; }
-    case DType::U8: *p = static_cast<std::byte>(static_cast<uint8_t>(v)); return;
-    default: fail("tensor", std::string("element store into quantized ") + std::string(dtype_name(t)));
+    case DType::F32:
+      std::memcpy(p, &v, 4);
+      return;
+    case DType::BF16: {
+      const uint16_t h = f32_to_bf16(v);
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case DType::F16: {
+      const uint16_t h = f32_to_f16(v);
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case DType::I32: {
+      const auto i = static_cast<int32_t>(v);
+      std::memcpy(p, &i, 4);
+      return;
+    }
+    case DType::I64: {
+      const auto i = static_cast<int64_t>(v);
+      std::memcpy(p, &i, 8);
+      return;
+    }
+    case DType::U8:
+      *p = static_cast<std::byte>(static_cast<uint8_t>(v));
+      return;
+    default:
+      fail("tensor", std::string("element store into quantized ") + std::string(dtype_name(t)));
   }
 }
 
 int64_t load_as_i64(const std::byte* p, DType t) {
   switch (t) {
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
-    case DType::U8: return static_cast<uint8_t>(*p);
-    default: return static_cast<int64_t>(load_as_f32(p, t));
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::U8:
+      return static_cast<uint8_t>(*p);
+    default:
+      return static_cast<int64_t>(load_as_f32(p, t));
   }
 }
 
 void store_from_i64(std::byte* p, DType t, int64_t v) {
   switch (t) {
-    case DType::I32: { const auto i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); return; }
-    case DType::I64: std::memcpy(p, &v, 8); return;
-    case DType::U8: *p = static_cast<std::byte>(static_cast<uint8_t>(v)); return;
-    default: store_from_f32(p, t, static_cast<float>(v));
+    case DType::I32: {
+      const auto i = static_cast<int32_t>(v);
+      std::memcpy(p, &i, 4);
+      return;
+    }
+    case DType::I64:
+      std::memcpy(p, &v, 8);
+      return;
+    case DType::U8:
+      *p = static_cast<std::byte>(static_cast<uint8_t>(v));
+      return;
+    default:
+      store_from_f32(p, t, static_cast<float>(v));
   }
 }
 
@@ -74,8 +136,8 @@ Tensor Tensor::empty(DType dtype, const Shape& shape) {
 
 Tensor Tensor::view_of(std::shared_ptr<Storage> storage, size_t offset, DType dtype, const Shape& shape) {
   const size_t need = dtype_bytes_for(dtype, shape.numel());
-  LTX_CHECK(storage != nullptr && offset + need <= storage->bytes(), "tensor", "a view of ", need,
-            " bytes at offset ", offset, " does not fit its storage");
+  LTX_CHECK(storage != nullptr && offset + need <= storage->bytes(), "tensor", "a view of ", need, " bytes at offset ",
+            offset, " does not fit its storage");
   Tensor t;
   t.storage_ = std::move(storage);
   t.offset_ = offset;
@@ -86,8 +148,8 @@ Tensor Tensor::view_of(std::shared_ptr<Storage> storage, size_t offset, DType dt
 }
 
 Tensor Tensor::from_floats(DType dtype, const Shape& shape, std::span<const float> values) {
-  LTX_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "tensor", values.size(),
-            " values given for shape ", shape.str());
+  LTX_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "tensor", values.size(), " values given for shape ",
+            shape.str());
   Tensor t = empty(dtype, shape);
   if (dtype_is_quantized(dtype)) {
     quantize_row(dtype, values.data(), t.raw(), shape.numel());
@@ -101,13 +163,16 @@ Tensor Tensor::from_floats(DType dtype, const Shape& shape, std::span<const floa
 Tensor Tensor::from_ints(DType dtype, const Shape& shape, std::span<const int64_t> values) {
   LTX_CHECK(dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8, "tensor",
             "from_ints needs an integer dtype, not ", dtype_name(dtype));
-  LTX_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "tensor", values.size(),
-            " values given for shape ", shape.str());
+  LTX_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "tensor", values.size(), " values given for shape ",
+            shape.str());
   Tensor t = empty(dtype, shape);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::I32) t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    else if (dtype == DType::I64) t.data<int64_t>()[i] = values[i];
-    else t.data<uint8_t>()[i] = static_cast<uint8_t>(values[i]);
+    if (dtype == DType::I32)
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    else if (dtype == DType::I64)
+      t.data<int64_t>()[i] = values[i];
+    else
+      t.data<uint8_t>()[i] = static_cast<uint8_t>(values[i]);
   }
   return t;
 }
@@ -166,8 +231,8 @@ Tensor Tensor::slice(int axis, int64_t start, int64_t end, int64_t step) const {
   if (start < 0) start += n;
   if (end < 0) end += n;
   end = std::min(end, n);
-  LTX_CHECK(step > 0 && start >= 0 && start <= end, "tensor", "bad slice [", start, ":", end, ":", step,
-            "] of axis ", a, " in ", describe());
+  LTX_CHECK(step > 0 && start >= 0 && start <= end, "tensor", "bad slice [", start, ":", end, ":", step, "] of axis ",
+            a, " in ", describe());
   Shape shape = shape_, strides = strides_;
   shape[a] = (end - start + step - 1) / step;
   strides[a] = strides_[a] * step;
@@ -191,9 +256,11 @@ Tensor Tensor::broadcast_to(const Shape& shape) const {
   const int lead = shape.rank() - rank();
   for (int i = 0; i < shape.rank(); ++i) {
     const int j = i - lead;
-    if (j < 0) { strides.push_back(0); continue; }
-    LTX_CHECK(shape_[j] == shape[i] || shape_[j] == 1, "tensor", "cannot broadcast ", describe(), " to ",
-              shape.str());
+    if (j < 0) {
+      strides.push_back(0);
+      continue;
+    }
+    LTX_CHECK(shape_[j] == shape[i] || shape_[j] == 1, "tensor", "cannot broadcast ", describe(), " to ", shape.str());
     strides.push_back(shape_[j] == shape[i] ? strides_[j] : 0);
   }
   return with_strides(shape, strides, offset_);
@@ -225,7 +292,8 @@ void Tensor::copy_from(const Tensor& src) {
   if (dtype_is_quantized(dtype_) || dtype_is_quantized(src.dtype())) {
     const std::vector<float> values = src.to_floats();
     LTX_CHECK(is_contiguous(), "tensor", "quantizing into a strided view ", describe());
-    if (dtype_is_quantized(dtype_)) quantize_row(dtype_, values.data(), raw(), numel());
+    if (dtype_is_quantized(dtype_))
+      quantize_row(dtype_, values.data(), raw(), numel());
     else
       for (size_t i = 0; i < values.size(); ++i)
         store_from_f32(raw() + i * dtype_block_bytes(dtype_), dtype_, values[i]);
@@ -235,8 +303,10 @@ void Tensor::copy_from(const Tensor& src) {
   for_each_index(shape_, [&](const int64_t* idx) {
     std::byte* d = raw() + element_byte_offset(*this, idx);
     const std::byte* s = src.raw() + element_byte_offset(src, idx);
-    if (ints) store_from_i64(d, dtype_, load_as_i64(s, src.dtype()));  // exact for large ids
-    else store_from_f32(d, dtype_, load_as_f32(s, src.dtype()));
+    if (ints)
+      store_from_i64(d, dtype_, load_as_i64(s, src.dtype()));  // exact for large ids
+    else
+      store_from_f32(d, dtype_, load_as_f32(s, src.dtype()));
   });
 }
 
@@ -277,16 +347,18 @@ std::vector<float> Tensor::to_floats() const {
     return out;
   }
   size_t i = 0;
-  for_each_index(shape_, [&](const int64_t* idx) { out[i++] = load_as_f32(raw() + element_byte_offset(*this, idx), dtype_); });
+  for_each_index(shape_,
+                 [&](const int64_t* idx) { out[i++] = load_as_f32(raw() + element_byte_offset(*this, idx), dtype_); });
   return out;
 }
 
 std::vector<int64_t> Tensor::to_ints() const {
-  LTX_CHECK(dtype_ == DType::I32 || dtype_ == DType::I64 || dtype_ == DType::U8, "tensor",
-            "to_ints of non-integer ", describe());
+  LTX_CHECK(dtype_ == DType::I32 || dtype_ == DType::I64 || dtype_ == DType::U8, "tensor", "to_ints of non-integer ",
+            describe());
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(numel()));
-  for_each_index(shape_, [&](const int64_t* idx) { out.push_back(load_as_i64(raw() + element_byte_offset(*this, idx), dtype_)); });
+  for_each_index(
+      shape_, [&](const int64_t* idx) { out.push_back(load_as_i64(raw() + element_byte_offset(*this, idx), dtype_)); });
   return out;
 }
 

@@ -45,7 +45,9 @@ class Tensor {
 
   std::byte* raw() const { return storage_->data() + offset_; }
   template <typename T>
-  T* data() const { return reinterpret_cast<T*>(raw()); }
+  T* data() const {
+    return reinterpret_cast<T*>(raw());
+  }
 
   // Views (no copy). Quantized tensors allow only views that keep whole rows of the last dimension.
   Tensor permute(std::span<const int> perm) const;
@@ -54,7 +56,7 @@ class Tensor {
   }
   Tensor transpose(int a, int b) const;
   Tensor slice(int axis, int64_t start, int64_t end, int64_t step = 1) const;
-  Tensor reshape(const Shape& shape) const;  // a view; throws if the layout makes that impossible
+  Tensor reshape(const Shape& shape) const;       // a view; throws if the layout makes that impossible
   Tensor broadcast_to(const Shape& shape) const;  // stride-0 view
   Tensor unsqueeze(int axis) const;
   Tensor with_strides(const Shape& shape, const Shape& strides, size_t offset) const;
@@ -62,7 +64,7 @@ class Tensor {
   // Copies.
   Tensor contiguous() const;  // this tensor itself when already contiguous
   Tensor clone() const;
-  Tensor to(DType dtype) const;  // converts; quantized sources dequantize, quantized targets quantize
+  Tensor to(DType dtype) const;          // converts; quantized sources dequantize, quantized targets quantize
   std::vector<float> to_floats() const;  // logical (row-major) order, any dtype and layout
   std::vector<int64_t> to_ints() const;  // integer dtypes only
 

@@ -137,8 +137,8 @@ Value slice(Value x, int axis, int64_t start, int64_t end, int64_t step) {
 std::vector<Value> split(Value x, int axis, std::span<const int64_t> sizes) {
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
-  LTX_CHECK(total == x.dim(axis), "graph", "split sizes add to ", total, " but axis ", axis, " of ",
-            x.shape().str(), " has ", x.dim(axis));
+  LTX_CHECK(total == x.dim(axis), "graph", "split sizes add to ", total, " but axis ", axis, " of ", x.shape().str(),
+            " has ", x.dim(axis));
   std::vector<Value> parts;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -181,10 +181,18 @@ Value pad(Value x, std::span<const int64_t> before, std::span<const int64_t> aft
   return unary(OpKind::Pad, x, a);
 }
 
-Value reduce_sum(Value x, std::span<const int> axes, bool keepdim) { return reduce(OpKind::ReduceSum, x, axes, keepdim); }
-Value reduce_mean(Value x, std::span<const int> axes, bool keepdim) { return reduce(OpKind::ReduceMean, x, axes, keepdim); }
-Value reduce_max(Value x, std::span<const int> axes, bool keepdim) { return reduce(OpKind::ReduceMax, x, axes, keepdim); }
-Value reduce_min(Value x, std::span<const int> axes, bool keepdim) { return reduce(OpKind::ReduceMin, x, axes, keepdim); }
+Value reduce_sum(Value x, std::span<const int> axes, bool keepdim) {
+  return reduce(OpKind::ReduceSum, x, axes, keepdim);
+}
+Value reduce_mean(Value x, std::span<const int> axes, bool keepdim) {
+  return reduce(OpKind::ReduceMean, x, axes, keepdim);
+}
+Value reduce_max(Value x, std::span<const int> axes, bool keepdim) {
+  return reduce(OpKind::ReduceMax, x, axes, keepdim);
+}
+Value reduce_min(Value x, std::span<const int> axes, bool keepdim) {
+  return reduce(OpKind::ReduceMin, x, axes, keepdim);
+}
 
 Value cast(Value x, DType to) { return unary(OpKind::Cast, x, CastAttrs{to}); }
 

@@ -15,8 +15,7 @@ Value Graph::add_node(Node node) {
 }
 
 Value Graph::input(const std::string& name, DType dtype, const Shape& shape) {
-  for (int id : inputs_)
-    LTX_CHECK(node(id).name != name, "graph", "input '", name, "' declared twice");
+  for (int id : inputs_) LTX_CHECK(node(id).name != name, "graph", "input '", name, "' declared twice");
   Node n;
   n.kind = NodeKind::Input;
   n.meta = {dtype, shape};

@@ -10,8 +10,7 @@ MemoryLayout plan_memory(const std::vector<BufferLifetime>& buffers) {
   const auto align = [](size_t n) { return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; };
   std::vector<size_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return buffers[a].bytes > buffers[b].bytes; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return buffers[a].bytes > buffers[b].bytes; });
 
   MemoryLayout layout;
   layout.offsets.assign(buffers.size(), 0);

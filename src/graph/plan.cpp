@@ -13,18 +13,20 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
   LTX_CHECK(inputs.size() == input_metas_.size(), "plan", "expected ", input_metas_.size(), " inputs, got ",
             inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
-    LTX_CHECK(inputs[i].defined() && inputs[i].dtype() == input_metas_[i].dtype &&
-                  inputs[i].shape() == input_metas_[i].shape,
-              "plan", "input '", input_names_[i], "' is ", inputs[i].defined() ? inputs[i].describe() : "empty",
-              " but the plan was compiled for ", dtype_name(input_metas_[i].dtype), input_metas_[i].shape.str());
+    LTX_CHECK(
+        inputs[i].defined() && inputs[i].dtype() == input_metas_[i].dtype && inputs[i].shape() == input_metas_[i].shape,
+        "plan", "input '", input_names_[i], "' is ", inputs[i].defined() ? inputs[i].describe() : "empty",
+        " but the plan was compiled for ", dtype_name(input_metas_[i].dtype), input_metas_[i].shape.str());
   for (const auto& [step, arg] : input_refs_) {
     const Slot& s = slots_[static_cast<size_t>(steps_[static_cast<size_t>(step)].in_slots[static_cast<size_t>(arg)])];
     steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = inputs[static_cast<size_t>(s.input_index)];
   }
   for (Step& step : steps_) {
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
-    if (step.kind == Step::Kind::Fused) cpu::run_fused(step.program, step.in_tensors, out);
-    else cpu::run(step.op, step.attrs, step.in_tensors, out);
+    if (step.kind == Step::Kind::Fused)
+      cpu::run_fused(step.program, step.in_tensors, out);
+    else
+      cpu::run(step.op, step.attrs, step.in_tensors, out);
   }
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];

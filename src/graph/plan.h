@@ -22,8 +22,8 @@ struct Slot {
   int input_index = -1;  // Kind::Input: position among the graph's inputs
   Tensor tensor;         // Constant: the weight; Arena/Alias: the view, fixed at compile time
   std::string name;
-  size_t offset = 0;     // Arena: byte offset
-  size_t bytes = 0;      // Arena: byte size
+  size_t offset = 0;  // Arena: byte offset
+  size_t bytes = 0;   // Arena: byte size
 };
 
 struct Step {
@@ -39,13 +39,13 @@ struct Step {
 };
 
 struct PlanStats {
-  int n_nodes = 0;          // graph nodes
-  int n_live = 0;           // after dead-node elimination
-  int n_steps = 0;          // kernels run
-  int n_fused_ops = 0;      // elementwise ops folded into fused steps (not materialized)
-  int n_aliases = 0;        // reshapes that became views
-  size_t arena_bytes = 0;   // the plan's activation peak
-  size_t naive_bytes = 0;   // what the activations would take without reuse
+  int n_nodes = 0;         // graph nodes
+  int n_live = 0;          // after dead-node elimination
+  int n_steps = 0;         // kernels run
+  int n_fused_ops = 0;     // elementwise ops folded into fused steps (not materialized)
+  int n_aliases = 0;       // reshapes that became views
+  size_t arena_bytes = 0;  // the plan's activation peak
+  size_t naive_bytes = 0;  // what the activations would take without reuse
 };
 
 class Plan {

@@ -19,17 +19,38 @@ struct GGMLType {
 // ggml_type ids and block sizes (ggml/include/ggml.h enum ggml_type; gguf-py GGML_QUANT_SIZES). Ids 4, 5 and
 // 31-33, 36-38 were removed from ggml and are absent here.
 constexpr GGMLType kGGMLTypes[] = {
-    {0, "f32", 1, 4, DType::F32},       {1, "f16", 1, 2, DType::F16},         {2, "q4_0", 32, 18, DType::Q4_0},
-    {3, "q4_1", 32, 20, {}},            {6, "q5_0", 32, 22, DType::Q5_0},              {7, "q5_1", 32, 24, {}},
-    {8, "q8_0", 32, 34, DType::Q8_0},   {9, "q8_1", 32, 40, {}},              {10, "q2_k", 256, 84, {}},
-    {11, "q3_k", 256, 110, {}},         {12, "q4_k", 256, 144, DType::Q4_K},  {13, "q5_k", 256, 176, DType::Q5_K},
-    {14, "q6_k", 256, 210, DType::Q6_K}, {15, "q8_k", 256, 292, {}},          {16, "iq2_xxs", 256, 66, {}},
-    {17, "iq2_xs", 256, 74, {}},        {18, "iq3_xxs", 256, 98, {}},         {19, "iq1_s", 256, 50, {}},
-    {20, "iq4_nl", 32, 18, {}},         {21, "iq3_s", 256, 110, {}},          {22, "iq2_s", 256, 82, {}},
-    {23, "iq4_xs", 256, 136, {}},       {24, "i8", 1, 1, {}},                 {25, "i16", 1, 2, {}},
-    {26, "i32", 1, 4, {}},              {27, "i64", 1, 8, {}},                {28, "f64", 1, 8, {}},
-    {29, "iq1_m", 256, 56, {}},         {30, "bf16", 1, 2, DType::BF16},      {34, "tq1_0", 256, 54, {}},
-    {35, "tq2_0", 256, 66, {}},         {39, "mxfp4", 32, 17, {}},
+    {0, "f32", 1, 4, DType::F32},
+    {1, "f16", 1, 2, DType::F16},
+    {2, "q4_0", 32, 18, DType::Q4_0},
+    {3, "q4_1", 32, 20, {}},
+    {6, "q5_0", 32, 22, DType::Q5_0},
+    {7, "q5_1", 32, 24, {}},
+    {8, "q8_0", 32, 34, DType::Q8_0},
+    {9, "q8_1", 32, 40, {}},
+    {10, "q2_k", 256, 84, {}},
+    {11, "q3_k", 256, 110, {}},
+    {12, "q4_k", 256, 144, DType::Q4_K},
+    {13, "q5_k", 256, 176, DType::Q5_K},
+    {14, "q6_k", 256, 210, DType::Q6_K},
+    {15, "q8_k", 256, 292, {}},
+    {16, "iq2_xxs", 256, 66, {}},
+    {17, "iq2_xs", 256, 74, {}},
+    {18, "iq3_xxs", 256, 98, {}},
+    {19, "iq1_s", 256, 50, {}},
+    {20, "iq4_nl", 32, 18, {}},
+    {21, "iq3_s", 256, 110, {}},
+    {22, "iq2_s", 256, 82, {}},
+    {23, "iq4_xs", 256, 136, {}},
+    {24, "i8", 1, 1, {}},
+    {25, "i16", 1, 2, {}},
+    {26, "i32", 1, 4, {}},
+    {27, "i64", 1, 8, {}},
+    {28, "f64", 1, 8, {}},
+    {29, "iq1_m", 256, 56, {}},
+    {30, "bf16", 1, 2, DType::BF16},
+    {34, "tq1_0", 256, 54, {}},
+    {35, "tq2_0", 256, 66, {}},
+    {39, "mxfp4", 32, 17, {}},
 };
 
 const GGMLType* find_ggml_type(uint32_t id) {
@@ -93,16 +114,26 @@ GGUFArray read_array_value(Cursor& in, const std::string& key) {
   const auto elem = in.read<uint32_t>("array type");
   const auto count = in.read<uint64_t>("array length");
   switch (static_cast<GGUFType>(elem)) {
-    case GGUFType::U8: return {read_array<uint8_t>(in, count, key)};
-    case GGUFType::I8: return {read_array<int8_t>(in, count, key)};
-    case GGUFType::U16: return {read_array<uint16_t>(in, count, key)};
-    case GGUFType::I16: return {read_array<int16_t>(in, count, key)};
-    case GGUFType::U32: return {read_array<uint32_t>(in, count, key)};
-    case GGUFType::I32: return {read_array<int32_t>(in, count, key)};
-    case GGUFType::F32: return {read_array<float>(in, count, key)};
-    case GGUFType::U64: return {read_array<uint64_t>(in, count, key)};
-    case GGUFType::I64: return {read_array<int64_t>(in, count, key)};
-    case GGUFType::F64: return {read_array<double>(in, count, key)};
+    case GGUFType::U8:
+      return {read_array<uint8_t>(in, count, key)};
+    case GGUFType::I8:
+      return {read_array<int8_t>(in, count, key)};
+    case GGUFType::U16:
+      return {read_array<uint16_t>(in, count, key)};
+    case GGUFType::I16:
+      return {read_array<int16_t>(in, count, key)};
+    case GGUFType::U32:
+      return {read_array<uint32_t>(in, count, key)};
+    case GGUFType::I32:
+      return {read_array<int32_t>(in, count, key)};
+    case GGUFType::F32:
+      return {read_array<float>(in, count, key)};
+    case GGUFType::U64:
+      return {read_array<uint64_t>(in, count, key)};
+    case GGUFType::I64:
+      return {read_array<int64_t>(in, count, key)};
+    case GGUFType::F64:
+      return {read_array<double>(in, count, key)};
     case GGUFType::Bool: {
       const auto bytes = read_array<uint8_t>(in, count, key);
       return {std::vector<bool>(bytes.begin(), bytes.end())};
@@ -116,7 +147,8 @@ GGUFArray read_array_value(Cursor& in, const std::string& key) {
       for (uint64_t i = 0; i < count; ++i) out.push_back(in.string("array string"));
       return {std::move(out)};
     }
-    case GGUFType::Array: in.bad("metadata '" + key + "': nested arrays are not supported");
+    case GGUFType::Array:
+      in.bad("metadata '" + key + "': nested arrays are not supported");
   }
   in.bad("metadata '" + key + "': unknown array element type " + std::to_string(elem));
 }
@@ -124,19 +156,32 @@ GGUFArray read_array_value(Cursor& in, const std::string& key) {
 GGUFValue read_value(Cursor& in, const std::string& key) {
   const auto type = in.read<uint32_t>("value type");
   switch (static_cast<GGUFType>(type)) {
-    case GGUFType::U8: return GGUFValue(in.read<uint8_t>("u8"));
-    case GGUFType::I8: return GGUFValue(in.read<int8_t>("i8"));
-    case GGUFType::U16: return GGUFValue(in.read<uint16_t>("u16"));
-    case GGUFType::I16: return GGUFValue(in.read<int16_t>("i16"));
-    case GGUFType::U32: return GGUFValue(in.read<uint32_t>("u32"));
-    case GGUFType::I32: return GGUFValue(in.read<int32_t>("i32"));
-    case GGUFType::F32: return GGUFValue(in.read<float>("f32"));
-    case GGUFType::Bool: return GGUFValue(in.read<uint8_t>("bool") != 0);
-    case GGUFType::String: return GGUFValue(in.string("string"));
-    case GGUFType::Array: return GGUFValue(read_array_value(in, key));
-    case GGUFType::U64: return GGUFValue(in.read<uint64_t>("u64"));
-    case GGUFType::I64: return GGUFValue(in.read<int64_t>("i64"));
-    case GGUFType::F64: return GGUFValue(in.read<double>("f64"));
+    case GGUFType::U8:
+      return GGUFValue(in.read<uint8_t>("u8"));
+    case GGUFType::I8:
+      return GGUFValue(in.read<int8_t>("i8"));
+    case GGUFType::U16:
+      return GGUFValue(in.read<uint16_t>("u16"));
+    case GGUFType::I16:
+      return GGUFValue(in.read<int16_t>("i16"));
+    case GGUFType::U32:
+      return GGUFValue(in.read<uint32_t>("u32"));
+    case GGUFType::I32:
+      return GGUFValue(in.read<int32_t>("i32"));
+    case GGUFType::F32:
+      return GGUFValue(in.read<float>("f32"));
+    case GGUFType::Bool:
+      return GGUFValue(in.read<uint8_t>("bool") != 0);
+    case GGUFType::String:
+      return GGUFValue(in.string("string"));
+    case GGUFType::Array:
+      return GGUFValue(read_array_value(in, key));
+    case GGUFType::U64:
+      return GGUFValue(in.read<uint64_t>("u64"));
+    case GGUFType::I64:
+      return GGUFValue(in.read<int64_t>("i64"));
+    case GGUFType::F64:
+      return GGUFValue(in.read<double>("f64"));
   }
   in.bad("metadata '" + key + "': unknown value type " + std::to_string(type));
 }
@@ -203,7 +248,8 @@ GGUFFile GGUFFile::open(const std::string& path) {
     f.metadata_.emplace(std::move(key), std::move(value));
   }
   if (const GGUFValue* a = f.find("general.alignment")) {
-    if (a->type() != GGUFType::U32) in.bad("general.alignment must be u32, not " + std::string(gguf_type_name(a->type())));
+    if (a->type() != GGUFType::U32)
+      in.bad("general.alignment must be u32, not " + std::string(gguf_type_name(a->type())));
     f.alignment_ = static_cast<uint64_t>(a->as_int());
     if (f.alignment_ == 0 || (f.alignment_ & (f.alignment_ - 1)) != 0)
       in.bad("general.alignment " + std::to_string(f.alignment_) + " is not a power of two");

@@ -19,11 +19,11 @@ namespace ltx {
 
 struct GGUFTensorInfo {
   std::string name;
-  uint32_t ggml_type = 0;       // ggml_type id as stored
-  std::optional<DType> dtype;   // empty when ltx cannot read this type
-  Shape shape;                  // outermost first
-  uint64_t offset = 0;          // bytes from the start of the data section
-  uint64_t bytes = 0;           // 0 when the type's size is unknown
+  uint32_t ggml_type = 0;      // ggml_type id as stored
+  std::optional<DType> dtype;  // empty when ltx cannot read this type
+  Shape shape;                 // outermost first
+  uint64_t offset = 0;         // bytes from the start of the data section
+  uint64_t bytes = 0;          // 0 when the type's size is unknown
 };
 
 // The ggml type's name ("q4_k", "q5_0", ...) or "type <id>" when unknown.
@@ -39,8 +39,8 @@ class GGUFFile {
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_start_; }  // file offset of the data section
   const std::map<std::string, GGUFValue, std::less<>>& metadata() const { return metadata_; }
-  const GGUFValue* find(std::string_view key) const;  // nullptr when absent
-  const GGUFValue& value(std::string_view key) const;  // throws naming the key and file when absent
+  const GGUFValue* find(std::string_view key) const;                       // nullptr when absent
+  const GGUFValue& value(std::string_view key) const;                      // throws naming the key and file when absent
   const std::vector<GGUFTensorInfo>& tensors() const { return tensors_; }  // in file order
   bool contains(std::string_view name) const;
   const GGUFTensorInfo& info(std::string_view name) const;

@@ -9,8 +9,8 @@
 namespace ltx {
 namespace {
 
-constexpr std::array<std::string_view, kGGUFTypeCount> kNames = {
-    "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
+constexpr std::array<std::string_view, kGGUFTypeCount> kNames = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
+                                                                 "bool", "string", "array", "u64", "i64", "f64"};
 
 [[noreturn]] void wrong_type(const char* wanted, GGUFType actual) {
   fail("gguf", std::string("metadata value is ") + std::string(gguf_type_name(actual)) + ", not " + wanted);
@@ -22,10 +22,15 @@ void put(std::ostringstream& out, const T& v) {
     // Tokens hold newlines and control bytes; escape them so a rendering stays on one line.
     out << '"';
     for (unsigned char ch : v) {
-      if (ch == '"' || ch == '\\') out << '\\' << ch;
-      else if (ch == '\n') out << "\\n";
-      else if (ch < 0x20 || ch == 0x7f) out << "\\x" << "0123456789abcdef"[ch >> 4] << "0123456789abcdef"[ch & 15];
-      else out << ch;
+      if (ch == '"' || ch == '\\')
+        out << '\\' << ch;
+      else if (ch == '\n')
+        out << "\\n";
+      else if (ch < 0x20 || ch == 0x7f)
+        out << "\\x"
+            << "0123456789abcdef"[ch >> 4] << "0123456789abcdef"[ch & 15];
+      else
+        out << ch;
     }
     out << '"';
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -57,9 +62,17 @@ size_t GGUFArray::size() const {
 
 bool GGUFValue::is_integer() const {
   switch (type()) {
-    case GGUFType::U8: case GGUFType::I8: case GGUFType::U16: case GGUFType::I16: case GGUFType::U32:
-    case GGUFType::I32: case GGUFType::U64: case GGUFType::I64: return true;
-    default: return false;
+    case GGUFType::U8:
+    case GGUFType::I8:
+    case GGUFType::U16:
+    case GGUFType::I16:
+    case GGUFType::U32:
+    case GGUFType::I32:
+    case GGUFType::U64:
+    case GGUFType::I64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -73,8 +86,10 @@ int64_t GGUFValue::as_int() const {
   return std::visit(
       [](const auto& v) -> int64_t {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(v);
-        else return 0;  // unreachable: checked by is_integer()
+        if constexpr (std::is_integral_v<T>)
+          return static_cast<int64_t>(v);
+        else
+          return 0;  // unreachable: checked by is_integer()
       },
       value_);
 }

@@ -11,19 +11,29 @@
 namespace ltx {
 
 enum class GGUFType : uint32_t {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, Bool = 7,
-  String = 8, Array = 9, U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  Bool = 7,
+  String = 8,
+  Array = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 };
 inline constexpr uint32_t kGGUFTypeCount = 13;
 std::string_view gguf_type_name(GGUFType t);  // "u32", "string", "array", ...
 
 // Alternatives are in GGUFType order, so variant::index() is the element type id. Nested arrays are not
 // supported (no known model uses them); their slot holds monostate.
-using GGUFArrayValues =
-    std::variant<std::vector<uint8_t>, std::vector<int8_t>, std::vector<uint16_t>, std::vector<int16_t>,
-                 std::vector<uint32_t>, std::vector<int32_t>, std::vector<float>, std::vector<bool>,
-                 std::vector<std::string>, std::monostate, std::vector<uint64_t>, std::vector<int64_t>,
-                 std::vector<double>>;
+using GGUFArrayValues = std::variant<std::vector<uint8_t>, std::vector<int8_t>, std::vector<uint16_t>,
+                                     std::vector<int16_t>, std::vector<uint32_t>, std::vector<int32_t>,
+                                     std::vector<float>, std::vector<bool>, std::vector<std::string>, std::monostate,
+                                     std::vector<uint64_t>, std::vector<int64_t>, std::vector<double>>;
 
 struct GGUFArray {
   GGUFArrayValues values;
@@ -42,8 +52,8 @@ class GGUFValue {
   const Variant& variant() const { return value_; }
   bool is_integer() const;
   // Typed access; each throws ltx::Error("gguf", ...) naming the actual type when it does not fit.
-  int64_t as_int() const;          // any integer type (u64 above INT64_MAX throws)
-  double as_float() const;         // f32, f64 or any integer type
+  int64_t as_int() const;   // any integer type (u64 above INT64_MAX throws)
+  double as_float() const;  // f32, f64 or any integer type
   bool as_bool() const;
   const std::string& as_string() const;
   const GGUFArray& as_array() const;

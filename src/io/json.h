@@ -1,12 +1,11 @@
 // JSON through nlohmann::json, with parse failures turned into ltx::Error naming where the text came from.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 

@@ -11,9 +11,7 @@ std::shared_ptr<Storage> storage_of_mapping(const std::shared_ptr<MappedFile>& f
   return Storage::borrow(data, file->size(), file);
 }
 
-size_t required_alignment(DType dtype) {
-  return dtype_is_quantized(dtype) ? 2 : dtype_block_bytes(dtype);
-}
+size_t required_alignment(DType dtype) { return dtype_is_quantized(dtype) ? 2 : dtype_block_bytes(dtype); }
 
 Tensor mapped_tensor(const std::shared_ptr<Storage>& storage, size_t offset, DType dtype, const Shape& shape) {
   const auto address = reinterpret_cast<uintptr_t>(storage->data()) + offset;

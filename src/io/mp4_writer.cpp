@@ -1,13 +1,13 @@
 #include "io/mp4_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -28,9 +28,7 @@ std::string av_error(int code) {
   return buf;
 }
 
-void check_av(int code, const std::string& what) {
-  LTX_CHECK(code >= 0, "mp4", what, ": ", av_error(code));
-}
+void check_av(int code, const std::string& what) { LTX_CHECK(code >= 0, "mp4", what, ": ", av_error(code)); }
 
 // Owns every FFmpeg object of one write and the temporary file until it is renamed.
 struct Writer {
@@ -122,8 +120,8 @@ void open_audio(Writer& w, const Mp4AudioTrack& a) {
 
 void write_video_frames(Writer& w, const Mp4VideoTrack& v) {
   AVCodecContext* c = w.video;
-  w.sws = sws_getContext(c->width, c->height, AV_PIX_FMT_RGB24, c->width, c->height, AV_PIX_FMT_YUV420P,
-                         SWS_BICUBIC, nullptr, nullptr, nullptr);
+  w.sws = sws_getContext(c->width, c->height, AV_PIX_FMT_RGB24, c->width, c->height, AV_PIX_FMT_YUV420P, SWS_BICUBIC,
+                         nullptr, nullptr, nullptr);
   LTX_CHECK(w.sws != nullptr, "mp4", "cannot create the RGB -> YUV converter");
   // BT.709 matrix, full-range RGB in, limited-range YUV out (media_io.py converts the same way).
   const int* bt709 = sws_getCoefficients(SWS_CS_ITU709);
@@ -174,8 +172,8 @@ void check_tracks(const Mp4VideoTrack& v, const std::optional<Mp4AudioTrack>& a)
             v.rgb.size(), " bytes, expected ", v.frames * v.height * v.width * 3);
   LTX_CHECK(v.fps > 0, "mp4", "fps must be positive");
   if (a) {
-    LTX_CHECK(a->channels > 0 && a->sample_rate > 0 && a->samples.size() % static_cast<size_t>(a->channels) == 0,
-              "mp4", "audio needs channels, a sample rate and whole frames of samples");
+    LTX_CHECK(a->channels > 0 && a->sample_rate > 0 && a->samples.size() % static_cast<size_t>(a->channels) == 0, "mp4",
+              "audio needs channels, a sample rate and whole frames of samples");
   }
 }
 

@@ -28,7 +28,7 @@ void write_mp4(const std::string& path, const Mp4VideoTrack& video, const std::o
 
 // What a written file holds, read back with libavformat/libavcodec (tests, `ltx generate` summary).
 struct Mp4Info {
-  std::string video_codec, audio_codec;  // empty when the stream is absent
+  std::string video_codec, audio_codec;       // empty when the stream is absent
   int64_t frames = 0, height = 0, width = 0;  // video frames decoded
   int64_t sample_rate = 0, channels = 0;
   double duration_s = 0, audio_duration_s = 0;

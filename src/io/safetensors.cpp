@@ -23,9 +23,9 @@ constexpr DTypeName kDTypeNames[] = {
     {"I32", DType::I32}, {"I64", DType::I64},   {"U8", DType::U8},
 };
 // Valid safetensors dtypes (safetensors/src/tensor.rs, enum Dtype) that ltx has no DType for.
-constexpr std::string_view kUnsupportedDTypes[] = {"BOOL", "I8",  "I16",     "U16",     "U32",      "U64",
-                                                   "F64",  "F4",  "F6_E2M3", "F6_E3M2", "F8_E4M3",  "F8_E5M2",
-                                                   "F8_E8M0", "C64"};
+constexpr std::string_view kUnsupportedDTypes[] = {"BOOL",    "I8",      "I16",     "U16",     "U32",
+                                                   "U64",     "F64",     "F4",      "F6_E2M3", "F6_E3M2",
+                                                   "F8_E4M3", "F8_E5M2", "F8_E8M0", "C64"};
 
 [[noreturn]] void bad(const std::string& path, const std::string& problem) {
   fail("safetensors", path + ": " + problem);
@@ -78,11 +78,11 @@ TensorInfo parse_entry(const std::string& path, const std::string& name, const J
   t.begin = off[0].get<uint64_t>();
   t.end = off[1].get<uint64_t>();
   if (t.begin > t.end)
-    bad(path, "tensor '" + name + "': data_offsets begin " + std::to_string(t.begin) + " > end " +
-                  std::to_string(t.end));
+    bad(path,
+        "tensor '" + name + "': data_offsets begin " + std::to_string(t.begin) + " > end " + std::to_string(t.end));
   if (t.end > data_bytes)
-    bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(t.end) +
-                  " is beyond the data section of " + std::to_string(data_bytes) + " bytes");
+    bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(t.end) + " is beyond the data section of " +
+                  std::to_string(data_bytes) + " bytes");
   uint64_t expected = 0;
   if (__builtin_mul_overflow(numel, dtype_block_bytes(t.dtype), &expected) || expected != t.end - t.begin)
     bad(path, "tensor '" + name + "': byte range of " + std::to_string(t.end - t.begin) + " bytes does not match " +

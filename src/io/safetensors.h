@@ -32,7 +32,7 @@ class SafetensorsFile {
 
   const std::string& path() const { return path_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }  // "__metadata__"
-  const std::vector<TensorInfo>& tensors() const { return tensors_; }  // in name order
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }               // in name order
   bool contains(std::string_view name) const;
   const TensorInfo& info(std::string_view name) const;  // throws naming the tensor and file when absent
   // A zero-copy view borrowing the mapping, or an aligned owned copy when the bytes are misaligned.

@@ -17,8 +17,8 @@ void write_safetensors(const std::string& path, std::span<const std::pair<std::s
     LTX_CHECK(!name.empty() && name != "__metadata__", "safetensors", path, ": invalid tensor name '", name, "'");
     LTX_CHECK(names.insert(name).second, "safetensors", path, ": tensor '", name, "' given twice");
     LTX_CHECK(t.defined(), "safetensors", path, ": tensor '", name, "' is undefined");
-    LTX_CHECK(!dtype_is_quantized(t.dtype()), "safetensors", path, ": tensor '", name, "' is ",
-              dtype_name(t.dtype()), ", which safetensors cannot store");
+    LTX_CHECK(!dtype_is_quantized(t.dtype()), "safetensors", path, ": tensor '", name, "' is ", dtype_name(t.dtype()),
+              ", which safetensors cannot store");
   }
 
   // Largest elements first, then by name: every offset stays a multiple of its element size with no gaps,

@@ -19,8 +19,8 @@ struct AdaLayerNormSingle {
   static AdaLayerNormSingle load(const WeightLoader& loader, std::string_view name, int64_t dim, int64_t coef,
                                  DType compute);
   struct Out {
-    Value modulation;          // [N, coef·dim]
-    Value embedded_timestep;   // [N, dim]
+    Value modulation;         // [N, coef·dim]
+    Value embedded_timestep;  // [N, dim]
   };
   // sinusoid: [N, 256] from timestep_sinusoid(t·timestep_scale_multiplier).
   Out operator()(Value sinusoid) const;

@@ -34,8 +34,8 @@ Value AttentionBlock::operator()(Value x, const AttentionCall& call) const {
     Value k = k_norm(to_k(ctx));
     if (call.pe_cos) {
       q = apply_ltx_rope(q, *call.pe_cos, *call.pe_sin, call.rope_mode, n_heads);
-      k = apply_ltx_rope(k, call.k_pe_cos.value_or(*call.pe_cos), call.k_pe_sin.value_or(*call.pe_sin),
-                         call.rope_mode, n_heads);
+      k = apply_ltx_rope(k, call.k_pe_cos.value_or(*call.pe_cos), call.k_pe_sin.value_or(*call.pe_sin), call.rope_mode,
+                         n_heads);
     } else {
       q = split_heads(q, n_heads);
       k = split_heads(k, n_heads);

@@ -29,9 +29,8 @@ struct AttentionBlock {
   RmsNorm q_norm, k_norm;
   std::optional<Linear> to_gate_logits;
 
-  static AttentionBlock load(const WeightLoader& loader, std::string_view name, int64_t query_dim,
-                             int64_t context_dim, int64_t n_heads, int64_t head_dim, bool gated, float eps,
-                             DType compute);
+  static AttentionBlock load(const WeightLoader& loader, std::string_view name, int64_t query_dim, int64_t context_dim,
+                             int64_t n_heads, int64_t head_dim, bool gated, float eps, DType compute);
   // x [B, T, query_dim] -> [B, T, query_dim]
   Value operator()(Value x, const AttentionCall& call = {}) const;
 };

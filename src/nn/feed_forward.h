@@ -8,8 +8,8 @@ namespace ltx::nn {
 
 struct FeedForward {
   Linear proj_in, proj_out;
-  static FeedForward load(const WeightLoader& loader, std::string_view name, int64_t dim, int64_t dim_out,
-                          int64_t mult, DType compute);
+  static FeedForward load(const WeightLoader& loader, std::string_view name, int64_t dim, int64_t dim_out, int64_t mult,
+                          DType compute);
   Value operator()(Value x) const;  // [..., dim] -> [..., dim_out]
 };
 

@@ -64,8 +64,8 @@ RopeTables ltx_rope_tables(const LtxRopeSpec& spec, const Tensor& positions) {
   RopeTables r;
   if (spec.mode == RopeMode::SplitHalf) {
     const int64_t half = spec.dim / 2, pad = half - n_ang;
-    LTX_CHECK(pad >= 0 && half % spec.n_heads == 0, "rope", "split tables: dim ", spec.dim, ", ", n_axes,
-              " axes, ", spec.n_heads, " heads do not fit");
+    LTX_CHECK(pad >= 0 && half % spec.n_heads == 0, "rope", "split tables: dim ", spec.dim, ", ", n_axes, " axes, ",
+              spec.n_heads, " heads do not fit");
     const int64_t per_head = half / spec.n_heads;
     r.cos = Tensor::empty(DType::F32, {b, spec.n_heads, t, per_head});
     r.sin = Tensor::empty(DType::F32, {b, spec.n_heads, t, per_head});

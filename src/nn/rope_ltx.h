@@ -21,7 +21,7 @@ struct LtxRopeSpec {
   std::vector<double> max_pos;  // one per position axis
   bool use_middle = true;       // midpoint of [start, end) (positions [B, n, T, 2]) or start
   RopeMode mode = RopeMode::SplitHalf;
-  bool float64_grid = true;     // frequencies_precision == "float64"
+  bool float64_grid = true;  // frequencies_precision == "float64"
 };
 
 struct RopeTables {

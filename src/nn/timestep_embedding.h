@@ -10,7 +10,7 @@
 namespace ltx::nn {
 
 struct SinusoidOptions {
-  bool flip_sin_to_cos = true;       // [cos, sin] (PixArtAlphaCombinedTimestepSizeEmbeddings uses True)
+  bool flip_sin_to_cos = true;        // [cos, sin] (PixArtAlphaCombinedTimestepSizeEmbeddings uses True)
   float downscale_freq_shift = 0.0f;  // frequencies exp(-ln(max_period)·i / (half - shift))
   float scale = 1.0f;
   float max_period = 10000.0f;
@@ -22,8 +22,8 @@ Tensor timestep_sinusoid(std::span<const float> t, int64_t dim, const SinusoidOp
 // linear_2(SiLU(linear_1(s))): keys <name>.linear_1, <name>.linear_2 (both with bias).
 struct TimestepEmbedding {
   Linear linear_1, linear_2;
-  static TimestepEmbedding load(const WeightLoader& loader, std::string_view name, int64_t in_channels,
-                                int64_t dim, DType compute);
+  static TimestepEmbedding load(const WeightLoader& loader, std::string_view name, int64_t in_channels, int64_t dim,
+                                DType compute);
   Value operator()(Value sinusoid) const;  // [N, in] -> [N, dim]
 };
 

@@ -24,7 +24,7 @@ class WeightLoader {
   WeightLoader(std::shared_ptr<const WeightSource> source, std::string root = "");
 
   WeightLoader scope(std::string_view name) const;  // prefix + name + "."
-  WeightLoader scope(int64_t index) const;           // prefix + index + "."
+  WeightLoader scope(int64_t index) const;          // prefix + index + "."
 
   // The tensor at prefix + name with exactly this shape; on a problem, records it and returns an empty Tensor.
   Tensor get(std::string_view name, const Shape& shape) const;

@@ -9,12 +9,12 @@ using Inputs = std::span<const TensorMeta>;
 
 TensorMeta matmul(const MatMulAttrs& a, Inputs in);
 TensorMeta elementwise(OpKind kind, const OpAttrs& a, Inputs in);  // Add..SnakeBeta
-TensorMeta norm(OpKind kind, const OpAttrs& a, Inputs in);  // Softmax, RmsNorm, LayerNorm, GroupNorm, PixelNorm
+TensorMeta norm(OpKind kind, const OpAttrs& a, Inputs in);         // Softmax, RmsNorm, LayerNorm, GroupNorm, PixelNorm
 TensorMeta attention(const AttentionAttrs& a, Inputs in);
 TensorMeta rope(const RopeAttrs& a, Inputs in);
-TensorMeta conv(OpKind kind, const ConvAttrs& a, Inputs in);  // Conv, ConvTranspose1d
+TensorMeta conv(OpKind kind, const ConvAttrs& a, Inputs in);          // Conv, ConvTranspose1d
 TensorMeta resample(OpKind kind, const ResampleAttrs& a, Inputs in);  // DepthToSpace, SpaceToDepth, Upsample
-TensorMeta layout(OpKind kind, const OpAttrs& a, Inputs in);  // Gather, Concat, Slice, Permute, Reshape, Pad
+TensorMeta layout(OpKind kind, const OpAttrs& a, Inputs in);          // Gather, Concat, Slice, Permute, Reshape, Pad
 TensorMeta reduce(const ReduceAttrs& a, Inputs in);
 TensorMeta cast(const CastAttrs& a, Inputs in);
 

@@ -16,8 +16,8 @@ bool broadcasts_to(const Shape& s, const Shape& target) {
 }  // namespace
 
 TensorMeta attention(const AttentionAttrs& attrs, Inputs in) {
-  LTX_CHECK(in.size() == 3 || in.size() == 4, "op", "attention: expects q, k, v and an optional mask, got ",
-            in.size(), " inputs");
+  LTX_CHECK(in.size() == 3 || in.size() == 4, "op", "attention: expects q, k, v and an optional mask, got ", in.size(),
+            " inputs");
   const Shape& q = in[0].shape;
   const Shape& k = in[1].shape;
   const Shape& v = in[2].shape;

@@ -16,7 +16,6 @@ std::string shapes_of(Inputs in) {
   return s;
 }
 
-
 // Every op here except Gather moves elements of one input; those must be a plain dtype.
 const TensorMeta& single_plain_input(OpKind kind, Inputs in) {
   LTX_CHECK(in.size() == 1, "op", op_name(kind), ": expects 1 input, got ", in.size(), " (", shapes_of(in), ")");
@@ -68,8 +67,8 @@ int64_t slice_extent(int64_t start, int64_t end, int64_t step, int64_t n) {
 
 TensorMeta slice(const SliceAttrs& a, Inputs in) {
   const TensorMeta& x = single_plain_input(OpKind::Slice, in);
-  LTX_CHECK(a.axis >= -x.shape.rank() && a.axis < x.shape.rank(), "op", "slice: axis ", a.axis,
-            " out of range for ", x.shape.str());
+  LTX_CHECK(a.axis >= -x.shape.rank() && a.axis < x.shape.rank(), "op", "slice: axis ", a.axis, " out of range for ",
+            x.shape.str());
   LTX_CHECK(a.step >= 1, "op", "slice: step must be >= 1, got ", a.step);
   const int axis = x.shape.axis(a.axis);
   const int64_t n = x.shape[axis];
@@ -85,8 +84,8 @@ TensorMeta permute(const PermuteAttrs& a, Inputs in) {
   Shape out;
   for (int i = 0; i < a.rank; ++i) {
     const int p = a.perm[static_cast<size_t>(i)];
-    LTX_CHECK(p >= 0 && p < a.rank && !seen[p], "op", "permute: not a permutation of ", a.rank,
-              " axes (entry ", i, " is ", p, ") for x ", x.shape.str());
+    LTX_CHECK(p >= 0 && p < a.rank && !seen[p], "op", "permute: not a permutation of ", a.rank, " axes (entry ", i,
+              " is ", p, ") for x ", x.shape.str());
     seen[p] = true;
     out.push_back(x.shape[p]);
   }
@@ -95,8 +94,8 @@ TensorMeta permute(const PermuteAttrs& a, Inputs in) {
 
 TensorMeta reshape(const ReshapeAttrs& a, Inputs in) {
   const TensorMeta& x = single_plain_input(OpKind::Reshape, in);
-  LTX_CHECK(a.shape.numel() == x.shape.numel(), "op", "reshape: cannot reshape ", x.shape.str(), " (",
-            x.shape.numel(), " elements) to ", a.shape.str(), " (", a.shape.numel(), ")");
+  LTX_CHECK(a.shape.numel() == x.shape.numel(), "op", "reshape: cannot reshape ", x.shape.str(), " (", x.shape.numel(),
+            " elements) to ", a.shape.str(), " (", a.shape.numel(), ")");
   return {x.dtype, a.shape};
 }
 
@@ -127,13 +126,20 @@ TensorMeta pad(const PadAttrs& a, Inputs in) {
 
 TensorMeta layout(OpKind kind, const OpAttrs& a, Inputs in) {
   switch (kind) {
-    case OpKind::Gather: return gather(in);
-    case OpKind::Concat: return concat(attrs_as<AxisAttrs>(kind, a), in);
-    case OpKind::Slice: return slice(attrs_as<SliceAttrs>(kind, a), in);
-    case OpKind::Permute: return permute(attrs_as<PermuteAttrs>(kind, a), in);
-    case OpKind::Reshape: return reshape(attrs_as<ReshapeAttrs>(kind, a), in);
-    case OpKind::Pad: return pad(attrs_as<PadAttrs>(kind, a), in);
-    default: fail("op", std::string(op_name(kind)) + ": not a layout op");
+    case OpKind::Gather:
+      return gather(in);
+    case OpKind::Concat:
+      return concat(attrs_as<AxisAttrs>(kind, a), in);
+    case OpKind::Slice:
+      return slice(attrs_as<SliceAttrs>(kind, a), in);
+    case OpKind::Permute:
+      return permute(attrs_as<PermuteAttrs>(kind, a), in);
+    case OpKind::Reshape:
+      return reshape(attrs_as<ReshapeAttrs>(kind, a), in);
+    case OpKind::Pad:
+      return pad(attrs_as<PadAttrs>(kind, a), in);
+    default:
+      fail("op", std::string(op_name(kind)) + ": not a layout op");
   }
 }
 

@@ -8,10 +8,8 @@ TensorMeta matmul(const MatMulAttrs& attrs, Inputs in) {
   LTX_CHECK(in.size() == 2, "op", "matmul: expects 2 inputs (a, b), got ", in.size());
   const Shape& a = in[0].shape;
   const Shape& b = in[1].shape;
-  LTX_CHECK(a.rank() >= 2 && b.rank() >= 2, "op", "matmul: operands need rank >= 2, got a ", a.str(), " b ",
-            b.str());
-  LTX_CHECK(dtype_is_float(in[0].dtype), "op", "matmul: a must be f32, bf16 or f16, got ",
-            dtype_name(in[0].dtype));
+  LTX_CHECK(a.rank() >= 2 && b.rank() >= 2, "op", "matmul: operands need rank >= 2, got a ", a.str(), " b ", b.str());
+  LTX_CHECK(dtype_is_float(in[0].dtype), "op", "matmul: a must be f32, bf16 or f16, got ", dtype_name(in[0].dtype));
   LTX_CHECK(dtype_is_float(in[1].dtype) || dtype_is_quantized(in[1].dtype), "op",
             "matmul: b must be a float or quantized type, got ", dtype_name(in[1].dtype));
 
@@ -19,8 +17,8 @@ TensorMeta matmul(const MatMulAttrs& attrs, Inputs in) {
   const int64_t ka = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
   const int64_t kb = attrs.transpose_b ? b.dim(-1) : b.dim(-2);
   const int64_t n = attrs.transpose_b ? b.dim(-2) : b.dim(-1);
-  LTX_CHECK(ka == kb, "op", "matmul: inner dimensions differ: a ", a.str(), (attrs.transpose_a ? "^T" : ""),
-            " · b ", b.str(), (attrs.transpose_b ? "^T" : ""));
+  LTX_CHECK(ka == kb, "op", "matmul: inner dimensions differ: a ", a.str(), (attrs.transpose_a ? "^T" : ""), " · b ",
+            b.str(), (attrs.transpose_b ? "^T" : ""));
 
   if (dtype_is_quantized(in[1].dtype)) {
     // Quantized blocks run along a row, so only the Linear layout x·Wᵀ with W [N, K] has whole-block dot products.

@@ -24,8 +24,8 @@ void check_affine(OpKind kind, const NormAttrs& a, Inputs in, int64_t n, const c
             shapes_of(in), ")");
   for (size_t i = 1; i < in.size(); ++i) {
     const char* role = i == 1 && a.weight != NormWeight::None ? "weight" : "bias";
-    LTX_CHECK(in[i].shape == Shape{n}, "op", op_name(kind), ": ", role,
-              " must be [", n, "] (", what, " of x ", in[0].shape.str(), "), got ", in[i].shape.str());
+    LTX_CHECK(in[i].shape == Shape{n}, "op", op_name(kind), ": ", role, " must be [", n, "] (", what, " of x ",
+              in[0].shape.str(), "), got ", in[i].shape.str());
     LTX_CHECK(dtype_is_float(in[i].dtype), "op", op_name(kind), ": weight/bias must be a float dtype, got ",
               shapes_of(in));
   }
@@ -48,11 +48,13 @@ TensorMeta norm(OpKind kind, const OpAttrs& attrs, Inputs in) {
   LTX_CHECK(a->eps >= 0.0f, "op", op_name(kind), ": eps must be >= 0, got ", a->eps);
   switch (kind) {
     case OpKind::RmsNorm:
-    case OpKind::LayerNorm: check_affine(kind, *a, in, x.shape.dim(-1), "last dimension"); break;
+    case OpKind::LayerNorm:
+      check_affine(kind, *a, in, x.shape.dim(-1), "last dimension");
+      break;
     case OpKind::GroupNorm: {
       LTX_CHECK(x.shape.rank() >= 2, "op", op_name(kind), ": x must be [B, C, ...], got ", x.shape.str());
-      LTX_CHECK(a->groups >= 1 && x.shape[1] % a->groups == 0, "op", op_name(kind), ": ", x.shape[1],
-                " channels of x ", x.shape.str(), " do not split into ", a->groups, " groups");
+      LTX_CHECK(a->groups >= 1 && x.shape[1] % a->groups == 0, "op", op_name(kind), ": ", x.shape[1], " channels of x ",
+                x.shape.str(), " do not split into ", a->groups, " groups");
       check_affine(kind, *a, in, x.shape[1], "channels");
       break;
     }
@@ -63,7 +65,8 @@ TensorMeta norm(OpKind kind, const OpAttrs& attrs, Inputs in) {
       LTX_CHECK(in.size() == 1, "op", op_name(kind), ": expects 1 input, got ", in.size(), " (", shapes_of(in), ")");
       break;
     }
-    default: fail("op", std::string(op_name(kind)) + ": not a normalization op");
+    default:
+      fail("op", std::string(op_name(kind)) + ": not a normalization op");
   }
   return x;
 }

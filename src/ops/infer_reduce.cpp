@@ -17,8 +17,10 @@ TensorMeta reduce(const ReduceAttrs& a, Inputs in) {
     LTX_CHECK(!r || i < x.shape.rank(), "op", "reduce: axis ", i, " out of range for x ", x.shape.str());
     if (i >= x.shape.rank()) continue;
     any = any || r;
-    if (!r) out.push_back(x.shape[i]);
-    else if (a.keepdim) out.push_back(1);
+    if (!r)
+      out.push_back(x.shape[i]);
+    else if (a.keepdim)
+      out.push_back(1);
   }
   // An empty axis set is ambiguous (torch reads dim=() as "all axes"); callers must name the axes.
   LTX_CHECK(any, "op", "reduce: no axes selected for x ", x.shape.str());

@@ -37,7 +37,8 @@ TensorMeta resample(OpKind kind, const ResampleAttrs& a, Inputs in) {
     case OpKind::UpsampleNearest:
       for (int i = 0; i < a.spatial; ++i) out[2 + i] *= a.factor[static_cast<size_t>(i)];
       break;
-    default: fail("op", std::string(op_name(kind)) + ": not a resampling op");
+    default:
+      fail("op", std::string(op_name(kind)) + ": not a resampling op");
   }
   return {x.dtype, out};
 }

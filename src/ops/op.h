@@ -17,28 +17,36 @@ enum class OpKind : uint8_t {
   // linear algebra
   MatMul,  // batched a·b with optional transposes, broadcasting batch dims; b may be bf16 or quantized
   // elementwise, numpy broadcasting over all inputs
-  Add, Sub, Mul, Div,
-  Lerp,  // a + t·(b − a); inputs a, b, t
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Lerp,   // a + t·(b − a); inputs a, b, t
   Scale,  // x·scale + bias (scalars)
   Clamp,
-  Silu, Gelu, GeluTanh, Sigmoid, Tanh, LeakyRelu,
-  Snake,  // x + sin²(α·x)/α, α per channel (axis 1); inputs x, alpha [C]; alpha may be stored as log
+  Silu,
+  Gelu,
+  GeluTanh,
+  Sigmoid,
+  Tanh,
+  LeakyRelu,
+  Snake,      // x + sin²(α·x)/α, α per channel (axis 1); inputs x, alpha [C]; alpha may be stored as log
   SnakeBeta,  // x + sin²(α·x)/β; inputs x, alpha [C], beta [C]
   // normalization (all reductions in f32)
-  Softmax,  // along the last axis
-  RmsNorm,  // over the last axis; optional weight (plain w or 1+w)
+  Softmax,    // along the last axis
+  RmsNorm,    // over the last axis; optional weight (plain w or 1+w)
   LayerNorm,  // over the last axis; optional weight and bias
   GroupNorm,  // x [B, C, ...]; optional weight/bias [C]
   PixelNorm,  // x / sqrt(mean(x², axis) + eps)
   // attention
   Attention,  // q [B,Hq,Tq,D], k [B,Hkv,Tk,D], v [B,Hkv,Tk,Dv], optional additive mask broadcastable to
               // [B,Hq,Tq,Tk]; Hq a multiple of Hkv (grouped-query)
-  Rope,  // x [..., T, D] with cos/sin tables broadcastable to x (interleaved) or to x[..., :D/2] (split half)
+  Rope,       // x [..., T, D] with cos/sin tables broadcastable to x (interleaved) or to x[..., :D/2] (split half)
   // convolution and resampling
-  Conv,  // x [B, C, *S] (S of 1-3 dims), weight [O, C/groups, *K], optional bias [O]
+  Conv,             // x [B, C, *S] (S of 1-3 dims), weight [O, C/groups, *K], optional bias [O]
   ConvTranspose1d,  // x [B, C, L], weight [C, O/groups, K], optional bias [O]
-  DepthToSpace,  // [B, C·∏f, *S] -> [B, C, *(S·f)], channel order (c, f0, f1, f2) as torch's pixel_shuffle
-  SpaceToDepth,  // the inverse
+  DepthToSpace,     // [B, C·∏f, *S] -> [B, C, *(S·f)], channel order (c, f0, f1, f2) as torch's pixel_shuffle
+  SpaceToDepth,     // the inverse
   UpsampleNearest,  // [B, C, *S] -> [B, C, *(S·f)]
   // indexing and layout
   Gather,  // table [V, D] (any dtype, quantized included), ids (i32/i64) [...] -> [..., D]
@@ -48,14 +56,17 @@ enum class OpKind : uint8_t {
   Reshape,
   Pad,
   // reductions (f32 accumulation)
-  ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+  ReduceSum,
+  ReduceMean,
+  ReduceMax,
+  ReduceMin,
   Cast,
 };
 inline constexpr int kOpKindCount = static_cast<int>(OpKind::Cast) + 1;
 
 std::string_view op_name(OpKind kind);
 bool op_is_elementwise(OpKind kind);  // Add..SnakeBeta: one output element per broadcast input element
-bool op_is_view(OpKind kind);  // Slice, Permute, Reshape: may alias their input
+bool op_is_view(OpKind kind);         // Slice, Permute, Reshape: may alias their input
 
 enum class PadMode : uint8_t { Zeros, Reflect, Replicate, Constant };
 enum class RopeMode : uint8_t { Interleaved, SplitHalf };
@@ -144,8 +155,8 @@ struct CastAttrs {
 };
 
 using OpAttrs = std::variant<NoAttrs, MatMulAttrs, ScaleAttrs, ClampAttrs, LeakyReluAttrs, SnakeAttrs, NormAttrs,
-                             SoftmaxAttrs, AttentionAttrs, RopeAttrs, ConvAttrs, ResampleAttrs, AxisAttrs,
-                             SliceAttrs, PermuteAttrs, ReshapeAttrs, PadAttrs, ReduceAttrs, CastAttrs>;
+                             SoftmaxAttrs, AttentionAttrs, RopeAttrs, ConvAttrs, ResampleAttrs, AxisAttrs, SliceAttrs,
+                             PermuteAttrs, ReshapeAttrs, PadAttrs, ReduceAttrs, CastAttrs>;
 
 // What shape inference sees of an input.
 struct TensorMeta {

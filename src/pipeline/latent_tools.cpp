@@ -28,10 +28,11 @@ Tensor video_to_tokens(const Tensor& latent) {
 }
 
 Tensor video_from_tokens(const Tensor& tokens, const VideoLatentShape& s) {
-  LTX_CHECK(tokens.rank() == 3 && tokens.dim(0) == s.batch && tokens.dim(1) == s.tokens() &&
-                tokens.dim(2) == s.channels,
-            "pipeline", "video tokens ", tokens.shape().str(), " do not fit latent ", s.shape().str());
-  return tokens.contiguous().reshape({s.batch, s.frames, s.height, s.width, s.channels})
+  LTX_CHECK(
+      tokens.rank() == 3 && tokens.dim(0) == s.batch && tokens.dim(1) == s.tokens() && tokens.dim(2) == s.channels,
+      "pipeline", "video tokens ", tokens.shape().str(), " do not fit latent ", s.shape().str());
+  return tokens.contiguous()
+      .reshape({s.batch, s.frames, s.height, s.width, s.channels})
       .permute({0, 4, 1, 2, 3})
       .contiguous();
 }
@@ -69,7 +70,8 @@ Tensor video_positions(const VideoLatentShape& s, double fps, VideoScaleFactors 
             } else {
               v = static_cast<float>(px);
             }
-            for (int64_t b = 0; b < s.batch; ++b) out[static_cast<size_t>(((b * 3 + axis) * t + token) * 2 + bound)] = v;
+            for (int64_t b = 0; b < s.batch; ++b)
+              out[static_cast<size_t>(((b * 3 + axis) * t + token) * 2 + bound)] = v;
           }
         }
       }

@@ -76,8 +76,8 @@ NoiseReplayer NoiseReplayer::load(const std::string& path) {
 }
 
 Tensor NoiseReplayer::randn(const Shape& shape, DType dtype) {
-  LTX_CHECK(next_ < tensors_.size(), "noise", "replay exhausted: draw ", next_, " asks for ",
-            dtype_name(dtype), shape.str(), " but only ", tensors_.size(), " tensors were recorded");
+  LTX_CHECK(next_ < tensors_.size(), "noise", "replay exhausted: draw ", next_, " asks for ", dtype_name(dtype),
+            shape.str(), " but only ", tensors_.size(), " tensors were recorded");
   const Tensor& t = tensors_[next_];
   LTX_CHECK(t.shape() == shape && t.dtype() == dtype, "noise", "replay mismatch at ", noise_tensor_name(next_),
             ": the pipeline asks for ", dtype_name(dtype), shape.str(), " but the recording holds ", t.describe());

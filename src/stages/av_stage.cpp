@@ -12,9 +12,9 @@ StreamState noised_state(const Tensor& initial_tokens, Tensor positions, float n
                          DType noise_dtype) {
   StreamState s;
   s.clean = initial_tokens;
-  s.denoise_mask = Tensor::from_floats(
-      DType::F32, {initial_tokens.dim(0), initial_tokens.dim(1), 1},
-      std::vector<float>(static_cast<size_t>(initial_tokens.dim(0) * initial_tokens.dim(1)), 1.0f));
+  s.denoise_mask =
+      Tensor::from_floats(DType::F32, {initial_tokens.dim(0), initial_tokens.dim(1), 1},
+                          std::vector<float>(static_cast<size_t>(initial_tokens.dim(0) * initial_tokens.dim(1)), 1.0f));
   s.positions = std::move(positions);
   const Tensor n = noise.randn(initial_tokens.shape(), noise_dtype).to(DType::F32);
   s.latent = add_noise(initial_tokens, n, s.denoise_mask, noise_scale);
@@ -38,7 +38,8 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
                        const Observer& observe) {
   const Tensor v0 = video_to_tokens(initial_or_zeros(spec.initial_video, spec.video.shape(), "video"));
   const Tensor a0 = audio_to_tokens(initial_or_zeros(spec.initial_audio, spec.audio.shape(), "audio"));
-  StreamState video = noised_state(v0, video_positions(spec.video, spec.fps), spec.noise_scale, noise, spec.noise_dtype);
+  StreamState video =
+      noised_state(v0, video_positions(spec.video, spec.fps), spec.noise_scale, noise, spec.noise_dtype);
   StreamState audio = noised_state(a0, audio_positions(spec.audio), spec.noise_scale, noise, spec.noise_dtype);
   if (observe) {
     observe("positions.video", video.positions);

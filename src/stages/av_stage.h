@@ -16,11 +16,11 @@ struct StageSpec {
   AudioLatentShape audio;
   double fps = 24.0;
   std::vector<float> sigmas;
-  float noise_scale = 1.0f;       // GaussianNoiser noise_scale: 1 for stage 1, σ0 of the schedule for a refine
-  Tensor initial_video;           // [B, C, F, H, W] or empty (zeros)
-  Tensor initial_audio;           // [B, C, T, M] or empty (zeros)
+  float noise_scale = 1.0f;            // GaussianNoiser noise_scale: 1 for stage 1, σ0 of the schedule for a refine
+  Tensor initial_video;                // [B, C, F, H, W] or empty (zeros)
+  Tensor initial_audio;                // [B, C, T, M] or empty (zeros)
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
-  DType noise_dtype = DType::F32;  // the reference draws in the latent dtype (bf16 in the official pipelines)
+  DType noise_dtype = DType::F32;      // the reference draws in the latent dtype (bf16 in the official pipelines)
 };
 
 struct AvLatents {

@@ -94,8 +94,10 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
               "video CFG needs a negative video context");
     LTX_CHECK(!g.audio.needs_uncond() || text.audio_negative.defined(), "pipeline",
               "audio CFG needs a negative audio context");
-    passes.push_back({"uncond", negative(text.video_negative, text.video_positive),
-                      negative(text.audio_negative, text.audio_positive), {}});
+    passes.push_back({"uncond",
+                      negative(text.video_negative, text.video_positive),
+                      negative(text.audio_negative, text.audio_positive),
+                      {}});
   }
   if (g.video.needs_perturbed() || g.audio.needs_perturbed()) {
     SamplePerturbations p;
@@ -104,7 +106,9 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
     passes.push_back({"perturbed", text.video_positive, text.audio_positive, p});
   }
   if (g.video.needs_isolated() || g.audio.needs_isolated()) {
-    passes.push_back({"isolated", text.video_positive, text.audio_positive,
+    passes.push_back({"isolated",
+                      text.video_positive,
+                      text.audio_positive,
                       {{Perturbation::SkipA2V, std::nullopt}, {Perturbation::SkipV2A, std::nullopt}}});
   }
 

@@ -26,7 +26,7 @@ struct GenerateRequest {
   std::string upsampler;        // x2 spatial upsampler file (two stages)
   std::string prompt;
   std::optional<std::string> negative_prompt;  // default: the official one
-  std::string output;           // .mp4
+  std::string output;                          // .mp4
   bool two_stage = false;
   int64_t frames = 121, height = 512, width = 768;
   double fps = 24.0;

@@ -16,7 +16,8 @@ Tensor run_single_output(Graph& g, Value out, const std::vector<Tensor>& inputs)
 
 }  // namespace
 
-Tensor upsample_latent(const upsampler::LatentUpsampler& up, const video_vae::LatentStats& stats, const Tensor& latent) {
+Tensor upsample_latent(const upsampler::LatentUpsampler& up, const video_vae::LatentStats& stats,
+                       const Tensor& latent) {
   LTX_CHECK(latent.rank() == 5, "pipeline", "upsample: latent must be [B, C, F, H, W], got ", latent.shape().str());
   Graph g;
   const Tensor x = latent.to(DType::F32).contiguous();

@@ -14,8 +14,8 @@ bool is_gguf(const std::string& path) { return path.size() > 5 && path.substr(pa
 std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
                                                    const Json& tc, DType compute, int64_t max_length) {
-  gemma3::Tokenizer tok = is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path)
-                                              : gemma3::Tokenizer::load(gemma_path);
+  gemma3::Tokenizer tok =
+      is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
   std::unique_ptr<PromptEncoder> e(new PromptEncoder(std::move(tok), gemma3::Model::load(gemma_path, compute)));
   e->max_length_ = max_length;
   const gemma3::Config& gc = e->model_.config();

@@ -26,12 +26,12 @@ class PromptEncoder {
   // ("transformer" dict) configures the feature extractor and connectors.
   static std::unique_ptr<PromptEncoder> load(const std::string& gemma_path,
                                              const std::shared_ptr<const WeightSource>& checkpoint,
-                                             const Json& transformer_config, DType compute,
-                                             int64_t max_length = 1024);
+                                             const Json& transformer_config, DType compute, int64_t max_length = 1024);
   PromptContexts encode(const std::string& prompt, bool keep_hidden_states = false);
 
  private:
-  PromptEncoder(gemma3::Tokenizer tokenizer, gemma3::Model model) : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
+  PromptEncoder(gemma3::Tokenizer tokenizer, gemma3::Model model)
+      : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
   gemma3::Tokenizer tokenizer_;
   gemma3::Model model_;
   ltxm::FeatureExtractor features_;

@@ -44,15 +44,16 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& a, const
     const double diff = va[i] == vb[i] ? 0.0 : std::fabs(va[i] - vb[i]);
     const bool close = std::isfinite(diff) && diff <= options.atol + options.rtol * std::fabs(vb[i]);
     if (!close) ++c.n_mismatched;
-    if (std::isnan(diff)) any_nan = true;
-    else if (diff > c.max_abs) c.max_abs = diff;
+    if (std::isnan(diff))
+      any_nan = true;
+    else if (diff > c.max_abs)
+      c.max_abs = diff;
     sum_abs += diff;
     diff_sq += diff * diff;
     ref_sq += vb[i] * vb[i];
   }
   if (!va.empty()) c.mean_abs = sum_abs / static_cast<double>(va.size());
-  c.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq)
-                        : (diff_sq == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+  c.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : (diff_sq == 0 ? 0.0 : std::numeric_limits<double>::infinity());
   if (any_nan) c.max_abs = c.mean_abs = c.rel_l2 = std::numeric_limits<double>::quiet_NaN();
   c.status = c.n_mismatched == 0 ? TensorComparison::Status::Ok : TensorComparison::Status::Fail;
   return c;

@@ -24,9 +24,9 @@ struct TensorComparison {
   std::optional<DType> dtype_a, dtype_b;  // absent for the side that lacks the tensor
   Shape shape_a, shape_b;
   // Filled when the shapes match; computed in f64.
-  double max_abs = 0;      // max |a - b|
-  double mean_abs = 0;     // mean |a - b|
-  double rel_l2 = 0;       // ||a - b|| / ||b||; 0 when both are zero, inf when only b is
+  double max_abs = 0;        // max |a - b|
+  double mean_abs = 0;       // mean |a - b|
+  double rel_l2 = 0;         // ||a - b|| / ||b||; 0 when both are zero, inf when only b is
   int64_t n_mismatched = 0;  // elements outside atol + rtol * |b| (NaN anywhere counts)
   bool ok() const { return status == Status::Ok; }
   bool dtype_differs() const { return dtype_a && dtype_b && *dtype_a != *dtype_b; }

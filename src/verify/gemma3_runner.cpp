@@ -2,8 +2,8 @@
 // on a left-padded batch with positions 0..T-1 (params.position_ids), every row compared, pad rows included.
 #include <filesystem>
 
-#include "models/gemma3/model.h"
 #include "io/safetensors.h"
+#include "models/gemma3/model.h"
 #include "verify/components.h"
 
 namespace ltx {
@@ -17,7 +17,8 @@ std::map<std::string, Tensor> run_gemma3_text(const GoldenCase& c, Precision pre
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const gemma3::Output out = model.forward_padded(inputs.get("input_ids"), inputs.get("attention_mask"), true);
   std::map<std::string, Tensor> result = out.intermediates;
-  for (size_t i = 0; i < out.hidden_states.size(); ++i) result["hidden_states." + std::to_string(i)] = out.hidden_states[i];
+  for (size_t i = 0; i < out.hidden_states.size(); ++i)
+    result["hidden_states." + std::to_string(i)] = out.hidden_states[i];
   return result;
 }
 

@@ -16,8 +16,12 @@ Precision precision_from_name(const std::string& name) {
   fail("verify", "unknown precision '" + name + "' (validation or production)");
 }
 
-std::string GoldenCase::weights_path() const { return (fs::path(dir) / manifest.at("weights").get<std::string>()).string(); }
-std::string GoldenCase::inputs_path() const { return (fs::path(dir) / manifest.at("inputs").get<std::string>()).string(); }
+std::string GoldenCase::weights_path() const {
+  return (fs::path(dir) / manifest.at("weights").get<std::string>()).string();
+}
+std::string GoldenCase::inputs_path() const {
+  return (fs::path(dir) / manifest.at("inputs").get<std::string>()).string();
+}
 std::string GoldenCase::expected_path() const {
   return (fs::path(dir) / manifest.at("expected").get<std::string>()).string();
 }

@@ -56,9 +56,8 @@ std::map<std::string, Tensor> run_mel_frontend(const GoldenCase& c, Precision) {
   cfg.target_sample_rate = c.params().at("target_sampling_rate").get<int64_t>();
   const auto out = mel::waveform_to_mel(wave, c.params().at("input_sampling_rate").get<int64_t>(), cfg);
   const int64_t nf = cfg.n_fft / 2 + 1;
-  const std::vector<double> fb =
-      mel::slaney_mel_filterbank(nf, static_cast<double>(cfg.target_sample_rate) / 2.0, cfg.n_mels,
-                                 cfg.target_sample_rate);
+  const std::vector<double> fb = mel::slaney_mel_filterbank(nf, static_cast<double>(cfg.target_sample_rate) / 2.0,
+                                                            cfg.n_mels, cfg.target_sample_rate);
   return {{"mel", out.mel},
           {"resampled", out.resampled},
           {"mel_transform.spectrogram.out", out.spectrogram},

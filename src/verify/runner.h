@@ -31,8 +31,8 @@ struct CaseResult {
   std::string dir;
   std::string component;
   Status status = Status::NotImplemented;
-  std::string error;                        // set when the case could not run (an exception)
-  std::vector<TensorComparison> tensors;    // every expected tensor the component produced or owed
+  std::string error;                      // set when the case could not run (an exception)
+  std::vector<TensorComparison> tensors;  // every expected tensor the component produced or owed
 };
 
 CaseResult run_golden_case(const std::string& dir, Precision precision,

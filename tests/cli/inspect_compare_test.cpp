@@ -17,8 +17,8 @@ namespace {
 TEST(CliInspect, Safetensors) {
   test::TempDir dir;
   const std::string path = dir.file("m.safetensors");
-  const std::vector<std::pair<std::string, Tensor>> tensors = {
-      {"blocks.0.w", Tensor::empty(DType::BF16, {4, 3})}, {"ids", Tensor::empty(DType::I64, {7})}};
+  const std::vector<std::pair<std::string, Tensor>> tensors = {{"blocks.0.w", Tensor::empty(DType::BF16, {4, 3})},
+                                                               {"ids", Tensor::empty(DType::I64, {7})}};
   write_safetensors(path, tensors, {{"config", std::string(1000, 'x')}, {"format", "pt"}});
   const CliRun r = run_ltx("inspect " + path);
   EXPECT_EQ(r.code, 0) << r.output;
@@ -84,10 +84,10 @@ TEST_F(CliCompare, PassWithinTolerance) {
 }
 
 TEST_F(CliCompare, MissingExtraAndShapeMismatch) {
-  const auto a = write("a.safetensors", {{"gone", Tensor::empty(DType::F32, {1})},
-                                         {"both", Tensor::empty(DType::F32, {2, 2})}});
-  const auto b = write("b.safetensors", {{"new", Tensor::empty(DType::F32, {1})},
-                                         {"both", Tensor::empty(DType::F32, {4})}});
+  const auto a =
+      write("a.safetensors", {{"gone", Tensor::empty(DType::F32, {1})}, {"both", Tensor::empty(DType::F32, {2, 2})}});
+  const auto b =
+      write("b.safetensors", {{"new", Tensor::empty(DType::F32, {1})}, {"both", Tensor::empty(DType::F32, {4})}});
   const CliRun r = run_ltx("compare " + a + " " + b);
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_TRUE(has(r.output, "MISSING gone f32[1]: not in B")) << r.output;

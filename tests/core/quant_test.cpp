@@ -1,6 +1,8 @@
 // Block quantization: bit-exact dequantization against gguf-py goldens, gguf-py-identical Q8_0/Q4_0
 // quantization, round-trip error bounds, bad sizes, and quantized tensors (rows, slices).
 // Goldens: tests/data/quant/, made by tools/reference/make_quant_goldens.py.
+#include "core/quant.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/half.h"
-#include "core/quant.h"
 #include "core/tensor.h"
 
 namespace ltx {
@@ -132,8 +133,8 @@ std::vector<float> group_amax(const std::vector<float>& x, size_t len) {
 std::vector<float> group_range(const std::vector<float>& x, size_t len) {
   std::vector<float> r(x.size());
   for (size_t g = 0; g < x.size(); g += len) {
-    const auto [lo, hi] = std::minmax_element(x.begin() + static_cast<int64_t>(g),
-                                              x.begin() + static_cast<int64_t>(g + len));
+    const auto [lo, hi] =
+        std::minmax_element(x.begin() + static_cast<int64_t>(g), x.begin() + static_cast<int64_t>(g + len));
     std::fill(r.begin() + static_cast<int64_t>(g), r.begin() + static_cast<int64_t>(g + len),
               std::max(*hi, 0.0f) - std::min(*lo, 0.0f));
   }
@@ -146,8 +147,10 @@ void expect_within_steps(const char* what, const std::vector<float>& x, const st
   float worst = 0.0f;
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_TRUE(std::isfinite(y[i])) << what << " element " << i;
-    if (step[i] > 0.0f) worst = std::max(worst, std::fabs(y[i] - x[i]) / step[i]);
-    else ASSERT_EQ(y[i], 0.0f) << what << " element " << i;
+    if (step[i] > 0.0f)
+      worst = std::max(worst, std::fabs(y[i] - x[i]) / step[i]);
+    else
+      ASSERT_EQ(y[i], 0.0f) << what << " element " << i;
   }
   EXPECT_LE(worst, factor) << what << ": worst error in quantization steps";
 }

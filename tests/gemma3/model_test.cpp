@@ -18,9 +18,7 @@ namespace {
 
 const std::string kGolden = std::string(LTX_SOURCE_DIR) + "/tests/golden/text/gemma3_text";
 
-Model tiny_model() {
-  return Model::from_hf(kGolden + "/config.json", kGolden + "/weights.safetensors", DType::F32);
-}
+Model tiny_model() { return Model::from_hf(kGolden + "/config.json", kGolden + "/weights.safetensors", DType::F32); }
 
 float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());
@@ -150,7 +148,8 @@ TEST(Gemma3Model, Real270mGgufMatchesTransformers) {
   const int64_t b = batch.ids.dim(0), d = m.config().hidden_size;
   std::vector<int64_t> lengths;
   const std::vector<int64_t> mk = batch.mask.to_ints();
-  for (int64_t r = 0; r < b; ++r) lengths.push_back(std::count(mk.begin() + r * max_length, mk.begin() + (r + 1) * max_length, 1));
+  for (int64_t r = 0; r < b; ++r)
+    lengths.push_back(std::count(mk.begin() + r * max_length, mk.begin() + (r + 1) * max_length, 1));
   // The short prompts in one batch, the long one (past the sliding window) alone.
   const Output shorts = m.forward_real_tokens(batch.ids.slice(0, 0, n_short), batch.mask.slice(0, 0, n_short));
   const Output longs = m.forward_real_tokens(batch.ids.slice(0, n_short, b), batch.mask.slice(0, n_short, b));
@@ -158,7 +157,8 @@ TEST(Gemma3Model, Real270mGgufMatchesTransformers) {
     std::vector<float> rows;
     const Tensor& h = o.hidden_states[s];  // [count, keep, d]
     for (int64_t r = 0; r < count; ++r) {
-      const auto v = h.slice(0, r, r + 1).slice(1, h.dim(1) - lengths[static_cast<size_t>(first + r)], h.dim(1)).to_floats();
+      const auto v =
+          h.slice(0, r, r + 1).slice(1, h.dim(1) - lengths[static_cast<size_t>(first + r)], h.dim(1)).to_floats();
       rows.insert(rows.end(), v.begin(), v.end());
     }
     return rows;
@@ -183,21 +183,24 @@ TEST(Gemma3Model, Real270mGgufMatchesTransformers) {
     worst_proj = std::max(worst_proj, w);
     if (std::find(full_states.begin(), full_states.end(), static_cast<int>(s)) != full_states.end()) {
       const std::vector<int64_t> short_lengths(lengths.begin(), lengths.begin() + n_short);
-      const std::vector<float> ours_full(rows.begin(), rows.begin() + std::accumulate(short_lengths.begin(), short_lengths.end(), int64_t{0}) * d);
-      const double wf = worst_relative(ours_full, golden.get("hidden_states." + std::to_string(s)).to_floats(), d,
-                                       short_lengths);
+      const std::vector<float> ours_full(
+          rows.begin(), rows.begin() + std::accumulate(short_lengths.begin(), short_lengths.end(), int64_t{0}) * d);
+      const double wf =
+          worst_relative(ours_full, golden.get("hidden_states." + std::to_string(s)).to_floats(), d, short_lengths);
       EXPECT_LE(wf, rtol) << "hidden state " << s << ": relative error " << wf;
       worst_full = std::max(worst_full, wf);
       // Per token as well (Gemma has a few huge activations that could hide an error in an ordinary row).
       const std::vector<int64_t> ones(ours_full.size() / static_cast<size_t>(d), 1);
-      const double wr = worst_relative(ours_full, golden.get("hidden_states." + std::to_string(s)).to_floats(), d,
-                                       ones);
+      const double wr =
+          worst_relative(ours_full, golden.get("hidden_states." + std::to_string(s)).to_floats(), d, ones);
       EXPECT_LE(wr, 10 * rtol) << "hidden state " << s << ": per-token relative error " << wr;
       worst_row = std::max(worst_row, wr);
     }
   }
-  std::printf("real 270M: worst max|diff|/max|ref| over 19 hidden states: projected %.3g, full rows %.3g, "
-              "per token %.3g\n", worst_proj, worst_full, worst_row);
+  std::printf(
+      "real 270M: worst max|diff|/max|ref| over 19 hidden states: projected %.3g, full rows %.3g, "
+      "per token %.3g\n",
+      worst_proj, worst_full, worst_row);
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ using namespace ltx::ops;
 // LTX_DUMP names intermediates by regex; a matched value that would otherwise be fused away is materialized and
 // written with its name.
 TEST(Dump, WritesMatchingNamedIntermediates) {
-  const auto path = std::filesystem::temp_directory_path() / ("ltx_dump_test_" + std::to_string(::getpid()) +
-                                                              ".safetensors");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("ltx_dump_test_" + std::to_string(::getpid()) + ".safetensors");
   const Tensor x = random_tensor(DType::F32, {3, 5}, 1);
   Graph g;
   Value v = g.input("x", DType::F32, {3, 5});

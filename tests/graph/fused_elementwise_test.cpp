@@ -37,7 +37,8 @@ TEST(FusedElementwise, BroadcastAndStridedLeavesMatchTheComposition) {
 // Every elementwise op, one at a time, in f32 and bf16.
 TEST(FusedElementwise, EachOpMatchesItsReferenceKernel) {
   const Shape shape{2, 5, 33};
-  const Tensor x = random_tensor(DType::F32, shape, 4, -3.0f, 3.0f), y = random_tensor(DType::F32, shape, 5, 0.5f, 2.0f);
+  const Tensor x = random_tensor(DType::F32, shape, 4, -3.0f, 3.0f),
+               y = random_tensor(DType::F32, shape, 5, 0.5f, 2.0f);
   const Tensor t = random_tensor(DType::F32, shape, 6), alpha = random_tensor(DType::F32, {5}, 7, 0.2f, 1.5f);
   const Tensor beta = random_tensor(DType::F32, {5}, 8, 0.2f, 1.5f);
   struct Case {
@@ -47,13 +48,20 @@ TEST(FusedElementwise, EachOpMatchesItsReferenceKernel) {
     uint32_t channel_leaves;
   };
   const std::vector<Case> cases = {
-      {OpKind::Add, NoAttrs{}, {x, y}, 0}, {OpKind::Sub, NoAttrs{}, {x, y}, 0},
-      {OpKind::Mul, NoAttrs{}, {x, y}, 0}, {OpKind::Div, NoAttrs{}, {x, y}, 0},
-      {OpKind::Lerp, NoAttrs{}, {x, y, t}, 0}, {OpKind::Scale, ScaleAttrs{-1.5f, 0.25f}, {x}, 0},
-      {OpKind::Clamp, ClampAttrs{-1.0f, 0.5f}, {x}, 0}, {OpKind::Silu, NoAttrs{}, {x}, 0},
-      {OpKind::Gelu, NoAttrs{}, {x}, 0}, {OpKind::GeluTanh, NoAttrs{}, {x}, 0},
-      {OpKind::Sigmoid, NoAttrs{}, {x}, 0}, {OpKind::Tanh, NoAttrs{}, {x}, 0},
-      {OpKind::LeakyRelu, LeakyReluAttrs{0.1f}, {x}, 0}, {OpKind::Snake, SnakeAttrs{false}, {x, alpha}, 2},
+      {OpKind::Add, NoAttrs{}, {x, y}, 0},
+      {OpKind::Sub, NoAttrs{}, {x, y}, 0},
+      {OpKind::Mul, NoAttrs{}, {x, y}, 0},
+      {OpKind::Div, NoAttrs{}, {x, y}, 0},
+      {OpKind::Lerp, NoAttrs{}, {x, y, t}, 0},
+      {OpKind::Scale, ScaleAttrs{-1.5f, 0.25f}, {x}, 0},
+      {OpKind::Clamp, ClampAttrs{-1.0f, 0.5f}, {x}, 0},
+      {OpKind::Silu, NoAttrs{}, {x}, 0},
+      {OpKind::Gelu, NoAttrs{}, {x}, 0},
+      {OpKind::GeluTanh, NoAttrs{}, {x}, 0},
+      {OpKind::Sigmoid, NoAttrs{}, {x}, 0},
+      {OpKind::Tanh, NoAttrs{}, {x}, 0},
+      {OpKind::LeakyRelu, LeakyReluAttrs{0.1f}, {x}, 0},
+      {OpKind::Snake, SnakeAttrs{false}, {x, alpha}, 2},
       {OpKind::Snake, SnakeAttrs{true}, {x, alpha}, 2},
       {OpKind::SnakeBeta, SnakeAttrs{true}, {x, alpha, beta}, 6},
   };

@@ -98,7 +98,8 @@ TEST_F(GGUFCorrupt, LyingLengths) {
   expect_open_error(bytes, {"truncated file", "metadata key"});
 
   GGUFWriter strings;
-  strings.add_raw_kv(std::string("\x01\0\0\0\0\0\0\0k\x09\0\0\0\x08\0\0\0", 17) + std::string("\xff\xff\xff\xff\xff\xff\x0f\0", 8));
+  strings.add_raw_kv(std::string("\x01\0\0\0\0\0\0\0k\x09\0\0\0\x08\0\0\0", 17) +
+                     std::string("\xff\xff\xff\xff\xff\xff\x0f\0", 8));
   expect_open_error(strings.build(), {"metadata 'k'", "strings cannot fit"});
 
   GGUFWriter ints;

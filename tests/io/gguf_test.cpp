@@ -1,4 +1,6 @@
 // GGUF reading: metadata of every type, tensor layout, alignment, zero-copy views, unsupported types.
+#include "io/gguf.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 #include "core/half.h"
 #include "core/quant.h"
 #include "gguf_writer.h"
-#include "io/gguf.h"
 #include "test_files.h"
 
 namespace ltx {

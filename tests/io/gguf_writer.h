@@ -16,18 +16,54 @@ class GGUFWriter {
   int64_t n_tensors_override = -1;
   int64_t n_kv_override = -1;
 
-  void add_u8(const std::string& k, uint8_t v) { kv(k, 0); put(v); }
-  void add_i8(const std::string& k, int8_t v) { kv(k, 1); put(v); }
-  void add_u16(const std::string& k, uint16_t v) { kv(k, 2); put(v); }
-  void add_i16(const std::string& k, int16_t v) { kv(k, 3); put(v); }
-  void add_u32(const std::string& k, uint32_t v) { kv(k, 4); put(v); }
-  void add_i32(const std::string& k, int32_t v) { kv(k, 5); put(v); }
-  void add_f32(const std::string& k, float v) { kv(k, 6); put(v); }
-  void add_bool(const std::string& k, bool v) { kv(k, 7); put(static_cast<uint8_t>(v)); }
-  void add_string(const std::string& k, const std::string& v) { kv(k, 8); put_string(v); }
-  void add_u64(const std::string& k, uint64_t v) { kv(k, 10); put(v); }
-  void add_i64(const std::string& k, int64_t v) { kv(k, 11); put(v); }
-  void add_f64(const std::string& k, double v) { kv(k, 12); put(v); }
+  void add_u8(const std::string& k, uint8_t v) {
+    kv(k, 0);
+    put(v);
+  }
+  void add_i8(const std::string& k, int8_t v) {
+    kv(k, 1);
+    put(v);
+  }
+  void add_u16(const std::string& k, uint16_t v) {
+    kv(k, 2);
+    put(v);
+  }
+  void add_i16(const std::string& k, int16_t v) {
+    kv(k, 3);
+    put(v);
+  }
+  void add_u32(const std::string& k, uint32_t v) {
+    kv(k, 4);
+    put(v);
+  }
+  void add_i32(const std::string& k, int32_t v) {
+    kv(k, 5);
+    put(v);
+  }
+  void add_f32(const std::string& k, float v) {
+    kv(k, 6);
+    put(v);
+  }
+  void add_bool(const std::string& k, bool v) {
+    kv(k, 7);
+    put(static_cast<uint8_t>(v));
+  }
+  void add_string(const std::string& k, const std::string& v) {
+    kv(k, 8);
+    put_string(v);
+  }
+  void add_u64(const std::string& k, uint64_t v) {
+    kv(k, 10);
+    put(v);
+  }
+  void add_i64(const std::string& k, int64_t v) {
+    kv(k, 11);
+    put(v);
+  }
+  void add_f64(const std::string& k, double v) {
+    kv(k, 12);
+    put(v);
+  }
   template <typename T>
   void add_array(const std::string& k, uint32_t elem_type, const std::vector<T>& values) {
     kv(k, 9);
@@ -93,7 +129,9 @@ class GGUFWriter {
     out += s;
   }
   template <typename T>
-  void put(const T& v) { append(kv_bytes_, v); }
+  void put(const T& v) {
+    append(kv_bytes_, v);
+  }
   void put_string(const std::string& s) { append_string(kv_bytes_, s); }
   void kv(const std::string& key, uint32_t type) {
     put_string(key);

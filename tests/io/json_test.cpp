@@ -1,7 +1,8 @@
 // parse_json: malformed text and duplicate keys become ltx::Error naming the origin.
+#include "io/json.h"
+
 #include <gtest/gtest.h>
 
-#include "io/json.h"
 #include "test_files.h"
 
 namespace ltx {

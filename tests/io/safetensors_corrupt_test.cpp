@@ -65,7 +65,7 @@ TEST_F(SafetensorsCorrupt, MalformedJson) {
   expect_open_error(make(R"([1, 2])"), {"not a JSON object"});
   expect_open_error(make(R"({"t": 5})"), {"entry 't' is not an object"});
   const std::string twice = make(R"({"t":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
-                                R"("t":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})");
+                                 R"("t":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}})");
   expect_error([&] { SafetensorsFile::open(twice); }, {twice, "duplicate key \"t\""});
 }
 
@@ -74,11 +74,9 @@ TEST_F(SafetensorsCorrupt, MissingAndIllTypedFields) {
   expect_open_error(make_entry(R"({"dtype":"F32","data_offsets":[0,16]})"), {"missing \"shape\""});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[4]})"), {"missing \"data_offsets\""});
   expect_open_error(make_entry(R"({"dtype":7,"shape":[4],"data_offsets":[0,16]})"), {"\"dtype\" must be a string"});
-  expect_open_error(make_entry(R"({"dtype":"F32","shape":"4","data_offsets":[0,16]})"),
-                    {"\"shape\" must be an array"});
+  expect_open_error(make_entry(R"({"dtype":"F32","shape":"4","data_offsets":[0,16]})"), {"\"shape\" must be an array"});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[4],"data_offsets":0})"), {"\"data_offsets\" must be"});
-  expect_open_error(make_entry(R"({"dtype":"F32","shape":[4],"data_offsets":[0,8,16]})"),
-                    {"\"data_offsets\" must be"});
+  expect_open_error(make_entry(R"({"dtype":"F32","shape":[4],"data_offsets":[0,8,16]})"), {"\"data_offsets\" must be"});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[4],"data_offsets":[-1,16]})"), {"\"data_offsets\" must be"});
   expect_open_error(make(R"({"__metadata__":{"k":1}})"), {"__metadata__", "'k' is not a string"});
   expect_open_error(make(R"({"__metadata__":[1]})"), {"__metadata__", "must be an object"});
@@ -86,8 +84,7 @@ TEST_F(SafetensorsCorrupt, MissingAndIllTypedFields) {
 
 TEST_F(SafetensorsCorrupt, DTypes) {
   expect_open_error(make_entry(R"({"dtype":"Q9","shape":[4],"data_offsets":[0,16]})"), {"unknown dtype 'Q9'"});
-  expect_open_error(make_entry(R"({"dtype":"F64","shape":[2],"data_offsets":[0,16]})"),
-                    {"dtype F64 is not supported"});
+  expect_open_error(make_entry(R"({"dtype":"F64","shape":[2],"data_offsets":[0,16]})"), {"dtype F64 is not supported"});
   expect_open_error(make_entry(R"({"dtype":"F8_E4M3","shape":[16],"data_offsets":[0,16]})"),
                     {"dtype F8_E4M3 is not supported"});
 }
@@ -95,8 +92,7 @@ TEST_F(SafetensorsCorrupt, DTypes) {
 TEST_F(SafetensorsCorrupt, Shapes) {
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[-4],"data_offsets":[0,16]})"), {"negative dimension -4"});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,16]})"), {"not an integer"});
-  expect_open_error(make_entry(R"({"dtype":"F32","shape":[1,1,1,1,1,1,4],"data_offsets":[0,16]})"),
-                    {"rank 7 exceeds"});
+  expect_open_error(make_entry(R"({"dtype":"F32","shape":[1,1,1,1,1,1,4],"data_offsets":[0,16]})"), {"rank 7 exceeds"});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,16]})"),
                     {"too many elements"});
   expect_open_error(make_entry(R"({"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,16]})"),

@@ -66,8 +66,8 @@ TEST(SafetensorsRoundTrip, NonContiguousSources) {
   std::vector<float> values(24);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 3.0f;
   const Tensor base = Tensor::from_floats(DType::F32, {2, 3, 4}, values);
-  const Tensor transposed = base.transpose(0, 2);      // [4, 3, 2]
-  const Tensor strided = base.slice(2, 1, 4, 2);       // [2, 3, 2]
+  const Tensor transposed = base.transpose(0, 2);  // [4, 3, 2]
+  const Tensor strided = base.slice(2, 1, 4, 2);   // [2, 3, 2]
   const Tensor broadcast = Tensor::from_floats(DType::BF16, {3, 1}, {1, 2, 3}).broadcast_to(Shape{3, 5});
   ASSERT_FALSE(transposed.is_contiguous());
   ASSERT_FALSE(strided.is_contiguous());
@@ -136,11 +136,10 @@ TEST(SafetensorsWrite, FailureLeavesNoFile) {
   TempDir dir;
   const std::string path = dir.file("out.safetensors");
   test::write_bytes(path, "previous contents");
-  const std::vector<std::pair<std::string, Tensor>> quantized = {
-      {"q", Tensor::empty(DType::Q8_0, {1, 32})}};
+  const std::vector<std::pair<std::string, Tensor>> quantized = {{"q", Tensor::empty(DType::Q8_0, {1, 32})}};
   test::expect_error([&] { write_safetensors(path, quantized); }, {path, "q8_0", "cannot store"});
-  const std::vector<std::pair<std::string, Tensor>> twice = {
-      {"a", Tensor::empty(DType::F32, {1})}, {"a", Tensor::empty(DType::F32, {1})}};
+  const std::vector<std::pair<std::string, Tensor>> twice = {{"a", Tensor::empty(DType::F32, {1})},
+                                                             {"a", Tensor::empty(DType::F32, {1})}};
   test::expect_error([&] { write_safetensors(path, twice); }, {path, "'a' given twice"});
   EXPECT_EQ(test::read_bytes(path), "previous contents");
   size_t n_files = 0;

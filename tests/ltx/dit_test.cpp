@@ -1,11 +1,12 @@
 // DiT behaviour beyond the golden cases (which `ltx verify` checks): key errors, the A<->V timestep semantics
 // choice, and plan reuse.
+#include "models/ltx/dit.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "io/safetensors.h"
-#include "models/ltx/dit.h"
 #include "verify/ltx_runner_util.h"
 
 namespace ltx::ltxm {
@@ -14,8 +15,8 @@ namespace {
 const std::string kGolden = std::string(LTX_SOURCE_DIR) + "/tests/golden/dit/";
 
 DitStreamInput stream(const SafetensorsFile& in, const std::string& s) {
-  return {in.get(s + ".latent"), in.get(s + ".sigma"), in.get(s + ".timesteps"), in.get(s + ".positions"),
-          in.get(s + ".context"), {}};
+  return {in.get(s + ".latent"),    in.get(s + ".sigma"),   in.get(s + ".timesteps"),
+          in.get(s + ".positions"), in.get(s + ".context"), {}};
 }
 
 Dit load(const std::string& c, DitModelType type, AvTimestepSemantics sem) {

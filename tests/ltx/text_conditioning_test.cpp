@@ -1,7 +1,7 @@
 // Text conditioning details the golden cases do not isolate: feature extractor selection and register ids.
-#include <gtest/gtest.h>
-
 #include "models/ltx/text_conditioning.h"
+
+#include <gtest/gtest.h>
 
 namespace ltx::ltxm {
 namespace {

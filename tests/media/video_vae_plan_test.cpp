@@ -1,18 +1,19 @@
 // Planned video decode: temporal chunks equal the whole decode, spatial tiles stay within a measured bound of it,
 // the planner's choice follows the budget and its peak stays under it, and bad inputs are clear errors. Weights are
 // the golden cases' tiny decoders; latents are larger random ones.
+#include "models/ltx/video_vae_plan.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
 #include "graph/compile.h"
 #include "io/safetensors.h"
 #include "models/ltx/decode_memory_budget.h"
-#include "models/ltx/video_vae_plan.h"
 #include "verify/media_runner_util.h"
 
 namespace ltx::video_vae {
@@ -124,8 +125,8 @@ TEST(TemporalWindows, CarryContextAndOwnEveryFrameOnce) {
 // from its untiled one the same way. Measured on these random-weight decoders, latent 24x24, relative to
 // max |whole| (~3): tiles 16 overlap 4: max 0.24 / 0.15 (2.3 / 2.0 style; 2.3 measured again after its golden
 // decoder widened to base 4), mean 0.0073 / 0.0064, 44% of pixels bit-exact (those farther than the receptive field
-// from every seam); tiles 12 overlap 4: max 0.45 / 0.39, mean 0.018 / 0.016. These decoders' receptive field spans ~8 latent pixels, so seams reach far into small tiles;
-// the bound is for them, not a claim about trained weights.
+// from every seam); tiles 12 overlap 4: max 0.45 / 0.39, mean 0.018 / 0.016. These decoders' receptive field spans ~8
+// latent pixels, so seams reach far into small tiles; the bound is for them, not a claim about trained weights.
 constexpr double kTileMaxBound = 0.6;    // · max |whole|
 constexpr double kTileMeanBound = 0.02;  // · max |whole|
 

@@ -1,13 +1,14 @@
+#include "nn/weight_loader.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "core/error.h"
+#include "graph/compile.h"
 #include "io/safetensors.h"
 #include "nn/layers.h"
-#include "graph/compile.h"
-#include "nn/weight_loader.h"
 
 namespace ltx {
 namespace {
@@ -46,9 +47,9 @@ TEST_F(WeightLoaderTest, ScopesPrefixesAndAcceptsAMatchingCheckpoint) {
 
 // Every problem is reported in one error: missing, wrong shape and unexpected, each by full name.
 TEST_F(WeightLoaderTest, ReportsEveryProblemAtOnce) {
-  const auto src = open_safetensors(write("b.safetensors", {{"m.a.weight", filled({4, 4}, 1)},
-                                                            {"m.b.weight", filled({2, 2}, 1)},
-                                                            {"m.stray.weight", filled({1}, 1)}}));
+  const auto src = open_safetensors(write(
+      "b.safetensors",
+      {{"m.a.weight", filled({4, 4}, 1)}, {"m.b.weight", filled({2, 2}, 1)}, {"m.stray.weight", filled({1}, 1)}}));
   WeightLoader l(src, "m.");
   l.get("a.weight", {4, 4});
   l.get("b.weight", {3, 3});
@@ -66,7 +67,8 @@ TEST_F(WeightLoaderTest, ReportsEveryProblemAtOnce) {
 }
 
 TEST_F(WeightLoaderTest, IgnoredPrefixesAreNotUnexpected) {
-  const auto src = open_safetensors(write("c.safetensors", {{"vision_tower.x", filled({1}, 1)}, {"w", filled({1}, 1)}}));
+  const auto src =
+      open_safetensors(write("c.safetensors", {{"vision_tower.x", filled({1}, 1)}, {"w", filled({1}, 1)}}));
   WeightLoader l(src);
   l.get("w", {1});
   l.ignore("vision_tower.");

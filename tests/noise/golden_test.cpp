@@ -110,8 +110,8 @@ void check_golden_file(const GoldenFile& golden, RandnMath math, int& checked) {
       const GoldenDraw& d = c.draws[k];
       const Tensor t = gen.randn(d.shape, d.dtype);
       const std::vector<uint32_t> bits = bit_patterns(t);
-      const std::string where = c.name + " seed " + std::to_string(c.seed) + " draw " + std::to_string(k) + " " +
-                                t.describe();
+      const std::string where =
+          c.name + " seed " + std::to_string(c.seed) + " draw " + std::to_string(k) + " " + t.describe();
       ASSERT_EQ(static_cast<int64_t>(bits.size()), d.count) << where;
       const size_t n_head = std::min<size_t>(16, bits.size());
       for (size_t i = 0; i < n_head; ++i) ASSERT_EQ(bits[i], d.head[i]) << where << " element " << i;

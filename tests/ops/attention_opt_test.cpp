@@ -37,8 +37,10 @@ Tensor make_mask(const Case& c, uint32_t seed) {
       for (int64_t j = 0; j < c.b * c.tk; j += 3) v[static_cast<size_t>(j)] = kNegInf;
       return Tensor::from_floats(DType::F32, Shape{c.b, 1, 1, c.tk}, v);
     }
-    case MaskKind::Full: return random_tensor(DType::F32, Shape{c.b, c.hq, c.tq, c.tk}, seed, -3.0f, 3.0f);
-    case MaskKind::TwoD: return random_tensor(DType::F32, Shape{c.tq, c.tk}, seed, -3.0f, 3.0f);
+    case MaskKind::Full:
+      return random_tensor(DType::F32, Shape{c.b, c.hq, c.tq, c.tk}, seed, -3.0f, 3.0f);
+    case MaskKind::TwoD:
+      return random_tensor(DType::F32, Shape{c.tq, c.tk}, seed, -3.0f, 3.0f);
     case MaskKind::MaskedRows: {  // [1, Hq, Tq, Tk]: every 5th query row sees no key at all
       std::vector<float> v = random_values(c.hq * c.tq * c.tk, seed, -1.0f, 1.0f);
       for (int64_t r = 0; r < c.hq * c.tq; ++r)
@@ -46,7 +48,8 @@ Tensor make_mask(const Case& c, uint32_t seed) {
           for (int64_t j = 0; j < c.tk; ++j) v[static_cast<size_t>(r * c.tk + j)] = kNegInf;
       return Tensor::from_floats(DType::F32, Shape{1, c.hq, c.tq, c.tk}, v);
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -89,14 +92,14 @@ const Case kCases[] = {
     // b  hq hkv  tq   tk    d   dv  causal mask              scale
     {1, 2, 2, 2, 3, 8, 8, false, MaskKind::None, 0.0f},
     {1, 3, 3, 50, 67, 8, 8, false, MaskKind::None, 0.0f},
-    {2, 4, 2, 97, 131, 64, 64, false, MaskKind::None, 0.0f},       // GQA 2:1
-    {1, 4, 1, 61, 200, 128, 128, false, MaskKind::Key, 0.0f},      // GQA 4:1, key mask
-    {1, 2, 2, 130, 130, 128, 128, true, MaskKind::None, 0.0f},     // causal, square
-    {1, 2, 2, 100, 70, 64, 64, true, MaskKind::None, 0.0f},        // causal, Tq > Tk
-    {1, 2, 2, 45, 150, 64, 64, true, MaskKind::Full, 0.0f},        // causal, Tq < Tk, full mask
-    {2, 2, 1, 53, 77, 24, 40, false, MaskKind::Full, 0.3f},        // Dv != D, explicit scale
-    {1, 3, 3, 49, 65, 17, 33, false, MaskKind::TwoD, 0.0f},        // odd head dims, [Tq, Tk] mask
-    {1, 2, 2, 51, 129, 64, 80, false, MaskKind::MaskedRows, 0.0f}, // fully masked rows
+    {2, 4, 2, 97, 131, 64, 64, false, MaskKind::None, 0.0f},        // GQA 2:1
+    {1, 4, 1, 61, 200, 128, 128, false, MaskKind::Key, 0.0f},       // GQA 4:1, key mask
+    {1, 2, 2, 130, 130, 128, 128, true, MaskKind::None, 0.0f},      // causal, square
+    {1, 2, 2, 100, 70, 64, 64, true, MaskKind::None, 0.0f},         // causal, Tq > Tk
+    {1, 2, 2, 45, 150, 64, 64, true, MaskKind::Full, 0.0f},         // causal, Tq < Tk, full mask
+    {2, 2, 1, 53, 77, 24, 40, false, MaskKind::Full, 0.3f},         // Dv != D, explicit scale
+    {1, 3, 3, 49, 65, 17, 33, false, MaskKind::TwoD, 0.0f},         // odd head dims, [Tq, Tk] mask
+    {1, 2, 2, 51, 129, 64, 80, false, MaskKind::MaskedRows, 0.0f},  // fully masked rows
     {1, 2, 2, 33, 90, 64, 64, true, MaskKind::MaskedRows, 0.0f},
 };
 
@@ -163,8 +166,7 @@ TEST_F(AttentionOpt, DispatcherMatchesReference) {
   const Case c{1, 2, 2, 70, 70, 64, 64, true, MaskKind::Key, 0.0f};
   const std::vector<Tensor> in = make_inputs(c, DType::F32, 9);
   const AttentionAttrs attrs{0.0f, true};
-  expect_close(run_dispatched(OpKind::Attention, attrs, in), run_reference(OpKind::Attention, attrs, in), 2e-6f,
-               1e-5f);
+  expect_close(run_dispatched(OpKind::Attention, attrs, in), run_reference(OpKind::Attention, attrs, in), 2e-6f, 1e-5f);
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ void expect_same(const Tensor& actual, const Tensor& expected, const std::string
   }
   const auto a = actual.to_floats(), b = expected.to_floats();
   for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << what << " element " << i << ": " << a[i]
-                                                                            << " vs " << b[i];
+    EXPECT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i]))
+        << what << " element " << i << ": " << a[i] << " vs " << b[i];
 }
 
 const GoldenFile& golden() {

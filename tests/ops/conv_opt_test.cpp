@@ -8,6 +8,7 @@
 // final rounding to bf16, which can flip one ulp (2^-8·|y|) when the f32 sums straddle a rounding boundary:
 // 1e-2 + 8e-3·|ref|.
 #include "backend/cpu/conv_opt.h"
+
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
@@ -48,22 +49,43 @@ std::vector<Case> cases() {
       {"1d groups replicate", {2, 8, 29}, {12, 2, 3}, attrs_of(1, {1}, {1}, {2}, {0}, {P}, 4), true},
       {"1d depthwise", {1, 6, 33}, {6, 1, 7}, attrs_of(1, {1}, {1}, {3}, {3}, {Z}, 6), true},
       {"2d plain", {1, 3, 13, 17}, {5, 3, 3, 3}, attrs_of(2, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {Z, Z}, 1), true},
-      {"2d stride 2 reflect", {2, 4, 15, 12}, {6, 4, 3, 3}, attrs_of(2, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {R, R}, 1),
+      {"2d stride 2 reflect",
+       {2, 4, 15, 12},
+       {6, 4, 3, 3},
+       attrs_of(2, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {R, R}, 1),
        false},
-      {"2d dilation asymmetric pads", {1, 5, 14, 19}, {3, 5, 3, 2},
-       attrs_of(2, {1, 2}, {2, 3}, {2, 0}, {1, 3}, {Z, Z}, 1), true},
-      {"2d groups mixed modes", {1, 6, 11, 9}, {9, 2, 3, 3}, attrs_of(2, {1, 1}, {1, 1}, {1, 2}, {1, 1}, {P, R}, 3),
+      {"2d dilation asymmetric pads",
+       {1, 5, 14, 19},
+       {3, 5, 3, 2},
+       attrs_of(2, {1, 2}, {2, 3}, {2, 0}, {1, 3}, {Z, Z}, 1),
+       true},
+      {"2d groups mixed modes",
+       {1, 6, 11, 9},
+       {9, 2, 3, 3},
+       attrs_of(2, {1, 1}, {1, 1}, {1, 2}, {1, 1}, {P, R}, 3),
        true},
       {"2d 1x1", {2, 16, 7, 5}, {24, 16, 1, 1}, attrs_of(2, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {Z, Z}, 1), true},
       // LTX's CausalConv3d: replicate k-1 frames before in time, zeros (or reflection) in space.
-      {"3d causal zeros", {1, 8, 5, 9, 11}, {12, 8, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1), true},
-      {"3d causal reflect", {1, 16, 4, 7, 6}, {16, 16, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, R, R}, 1), true},
-      {"3d stride groups dilation", {2, 8, 7, 9, 10}, {8, 4, 3, 3, 2},
-       attrs_of(3, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {1, 2, 1}, {Z, Z, Z}, 2), false},
-      {"3d wide channels", {1, 64, 3, 6, 7}, {48, 64, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1), true},
+      {"3d causal zeros",
+       {1, 8, 5, 9, 11},
+       {12, 8, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
+       true},
+      {"3d causal reflect",
+       {1, 16, 4, 7, 6},
+       {16, 16, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, R, R}, 1),
+       true},
+      {"3d stride groups dilation",
+       {2, 8, 7, 9, 10},
+       {8, 4, 3, 3, 2},
+       attrs_of(3, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {1, 2, 1}, {Z, Z, Z}, 2),
+       false},
+      {"3d wide channels",
+       {1, 64, 3, 6, 7},
+       {48, 64, 3, 3, 3},
+       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
+       true},
   };
 }
 
@@ -133,9 +155,12 @@ INSTANTIATE_TEST_SUITE_P(Paths, ConvOpt,
                                            cpu::opt::ConvPath::Auto),
                          [](const auto& info) {
                            switch (info.param) {
-                             case cpu::opt::ConvPath::OneDnn: return std::string("OneDnn");
-                             case cpu::opt::ConvPath::Im2col: return std::string("Im2col");
-                             default: return std::string("Auto");
+                             case cpu::opt::ConvPath::OneDnn:
+                               return std::string("OneDnn");
+                             case cpu::opt::ConvPath::Im2col:
+                               return std::string("Im2col");
+                             default:
+                               return std::string("Auto");
                            }
                          });
 
@@ -157,7 +182,8 @@ TEST(ConvOptDispatch, RunMatchesReferenceAndDeclinesWhatItDoesNotHandle) {
   ConvAttrs t;
   t.spatial = 1;
   t.stride = {2, 1, 1};
-  const std::vector<Tensor> tin{random_tensor(DType::F32, Shape{1, 4, 9}, 5), random_tensor(DType::F32, Shape{4, 3, 4}, 6)};
+  const std::vector<Tensor> tin{random_tensor(DType::F32, Shape{1, 4, 9}, 5),
+                                random_tensor(DType::F32, Shape{4, 3, 4}, 6)};
   Tensor tout = output_for(OpKind::ConvTranspose1d, t, tin);
   EXPECT_FALSE(cpu::opt::try_conv(OpKind::ConvTranspose1d, t, tin, tout));
 }

@@ -73,16 +73,16 @@ void check(const MatMulAttrs& attrs, const Tensor& a, const Tensor& b, const cha
       if (!(std::fabs(static_cast<double>(v[i]) - e[i]) <= limit) && bad++ == 0) first = i;
     }
     const char* via = actual == &ours ? " (try_matmul)" : actual == &own ? " (matmul_own)" : " (cpu::run)";
-    EXPECT_EQ(bad, 0u) << what << via << ": " << bad << " of "
-                       << v.size() << " differ; first at " << first << ": " << v[first] << " vs " << e[first];
+    EXPECT_EQ(bad, 0u) << what << via << ": " << bad << " of " << v.size() << " differ; first at " << first << ": "
+                       << v[first] << " vs " << e[first];
   }
 }
 
 struct Dims {
   int64_t m, n, k;
 };
-const Dims kOddDims[] = {{1, 1, 1}, {7, 33, 65}, {33, 65, 7}, {65, 257, 33}, {257, 7, 257},
-                         {15, 40, 600}, {29, 550, 300}, {3, 1, 1030}};
+const Dims kOddDims[] = {{1, 1, 1},     {7, 33, 65},   {33, 65, 7},    {65, 257, 33},
+                         {257, 7, 257}, {15, 40, 600}, {29, 550, 300}, {3, 1, 1030}};
 
 Tensor operand(DType dt, int64_t rows, int64_t cols, bool transposed, uint32_t seed) {
   // transposed: stored [cols, rows] and used with the transpose flag, so the logical operand is [rows, cols].
@@ -96,8 +96,8 @@ void check_dtypes(DType ad, DType bd) {
       const MatMulAttrs attrs{(t & 1) != 0, (t & 2) != 0};
       const Tensor a = operand(ad, d.m, d.k, attrs.transpose_a, seed++);
       const Tensor b = operand(bd, d.n, d.k, !attrs.transpose_b, seed++);  // logical [K, N]
-      const std::string what = std::string(dtype_name(ad)) + "·" + std::string(dtype_name(bd)) + " M=" +
-                               std::to_string(d.m) + " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) +
+      const std::string what = std::string(dtype_name(ad)) + "·" + std::string(dtype_name(bd)) +
+                               " M=" + std::to_string(d.m) + " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) +
                                " ta=" + std::to_string(attrs.transpose_a) + " tb=" + std::to_string(attrs.transpose_b);
       check(attrs, a, b, what.c_str());
     }
@@ -119,8 +119,9 @@ TEST(MatMulOpt, QuantizedWeights) {
       for (const Dims& d : dims) {
         const Tensor a = random_tensor(ad, Shape{d.m, d.k}, seed++);
         const Tensor w = random_tensor(q, Shape{d.n, d.k}, seed++);  // Linear layout W [N, K]
-        const std::string what = std::string(dtype_name(ad)) + "·" + std::string(dtype_name(q)) + " M=" +
-                                 std::to_string(d.m) + " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k);
+        const std::string what = std::string(dtype_name(ad)) + "·" + std::string(dtype_name(q)) +
+                                 " M=" + std::to_string(d.m) + " N=" + std::to_string(d.n) +
+                                 " K=" + std::to_string(d.k);
         check({false, true}, a, w, what.c_str());
       }
 }
@@ -179,8 +180,8 @@ cpu::gemm::Path path_of(const MatMulAttrs& attrs, const Tensor& a, const Tensor&
 // tiles, odd K (bf16's half pair at the end of each row of W), and a stored transposed.
 TEST(MatMulOpt, PanelPath) {
   if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
-  const Dims dims[] = {{1, 1, 1}, {16, 12, 2}, {17, 13, 31}, {32, 11, 640}, {33, 100, 641}, {60, 25, 640},
-                       {64, 24, 5}, {100, 37, 129}};
+  const Dims dims[] = {{1, 1, 1},      {16, 12, 2},   {17, 13, 31}, {32, 11, 640},
+                       {33, 100, 641}, {60, 25, 640}, {64, 24, 5},  {100, 37, 129}};
   uint32_t seed = 300;
   for (DType dt : {DType::F32, DType::BF16})
     for (const Dims& d : dims)
@@ -188,8 +189,9 @@ TEST(MatMulOpt, PanelPath) {
         const MatMulAttrs attrs{ta, true};
         const Tensor a = operand(dt, d.m, d.k, ta, seed++);
         const Tensor w = random_tensor(dt, Shape{d.n, d.k}, seed++);
-        const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) + " N=" +
-                                 std::to_string(d.n) + " K=" + std::to_string(d.k) + " ta=" + std::to_string(ta);
+        const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) +
+                                 " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) +
+                                 " ta=" + std::to_string(ta);
         EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what;
         check(attrs, a, w, what.c_str());
       }
@@ -223,8 +225,8 @@ TEST(MatMulOpt, OneDNNRoute) {
         const MatMulAttrs attrs{(t & 1) != 0, (t & 2) != 0};
         const Tensor a = operand(dt, d.m, d.k, attrs.transpose_a, seed++);
         const Tensor b = operand(dt, d.n, d.k, !attrs.transpose_b, seed++);
-        const std::string what = std::string(dtype_name(dt)) + " onednn M=" + std::to_string(d.m) + " N=" +
-                                 std::to_string(d.n) + " K=" + std::to_string(d.k) + " t=" + std::to_string(t);
+        const std::string what = std::string(dtype_name(dt)) + " onednn M=" + std::to_string(d.m) +
+                                 " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) + " t=" + std::to_string(t);
         // oneDNN takes a with unit k stride: not transposed, or a single row.
         EXPECT_EQ(path_of(attrs, a, b) == cpu::gemm::Path::OneDNN, !attrs.transpose_a || d.m == 1) << what;
         check(attrs, a, b, what.c_str());

@@ -16,7 +16,7 @@ struct Case {
   const char* name;
   bool ta, tb;
 };
-constexpr Case kCases[] = {{"plain", false, false},     {"batch_broadcast", false, false}, {"linear", false, true},
+constexpr Case kCases[] = {{"plain", false, false},      {"batch_broadcast", false, false}, {"linear", false, true},
                            {"transpose_a", true, false}, {"transpose_both", true, true},    {"f16_weight", false, true},
                            {"bf16", false, false}};
 

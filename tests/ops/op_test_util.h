@@ -31,7 +31,7 @@ struct OpCoverage {
 #define LTX_OP_COVERAGE_CAT(a, b) LTX_OP_COVERAGE_CAT2(a, b)
 // Usage at namespace scope in a test file: LTX_COVERS_OPS(OpKind::Add, OpKind::Sub);
 #define LTX_COVERS_OPS(...) \
-  static const ::ltx::test::OpCoverage LTX_OP_COVERAGE_CAT(ltx_op_coverage_, __LINE__){__VA_ARGS__}
+  static const ::ltx::test::OpCoverage LTX_OP_COVERAGE_CAT(ltx_op_coverage_, __LINE__) { __VA_ARGS__ }
 
 // Deterministic uniform values in [lo, hi).
 inline std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
@@ -82,8 +82,7 @@ inline Tensor run_dispatched(OpKind kind, const OpAttrs& attrs, std::vector<Tens
 }
 
 // Largest |a-b| - (atol + rtol·|b|) over all elements; <= 0 means allclose.
-inline void expect_close(const Tensor& actual, const Tensor& expected, float atol, float rtol,
-                         const char* what = "") {
+inline void expect_close(const Tensor& actual, const Tensor& expected, float atol, float rtol, const char* what = "") {
   ASSERT_EQ(actual.shape(), expected.shape()) << what;
   const auto a = actual.to_floats();
   const auto b = expected.to_floats();
@@ -94,8 +93,8 @@ inline void expect_close(const Tensor& actual, const Tensor& expected, float ato
       if (bad++ == 0) first = i;
     }
   }
-  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << a.size() << " elements differ; first at " << first
-                     << ": " << (a.empty() ? 0 : a[first]) << " vs " << (b.empty() ? 0 : b[first]);
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << a.size() << " elements differ; first at " << first << ": "
+                     << (a.empty() ? 0 : a[first]) << " vs " << (b.empty() ? 0 : b[first]);
 }
 
 }  // namespace ltx::test

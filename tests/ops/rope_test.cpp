@@ -41,7 +41,7 @@ TEST(Rope, MatchesLtxCoreGoldens) {
 // The DiT's call: x [B, T, H·Dh] with tables [B, H, T, Dh/2]; ltx_core reshapes x to heads inside
 // apply_split_rotary_emb. Here the same is a permuted (non-contiguous) view of x, and the inverse view back.
 TEST(Rope, SplitHalfOnHeadViewsMatchesLtxCore) {
-  const Tensor x = golden_b("rope", "split_heads.x");  // [2, 5, 24]
+  const Tensor x = golden_b("rope", "split_heads.x");                       // [2, 5, 24]
   const Tensor heads = x.reshape(Shape{2, 5, 3, 8}).permute({0, 2, 1, 3});  // [2, 3, 5, 8]
   const Tensor out = rope(RopeMode::SplitHalf, heads, golden_b("rope", "split_heads.cos"),
                           golden_b("rope", "split_heads.sin"));  // [2, 3, 5, 8]
@@ -68,8 +68,7 @@ TEST(Rope, ShapeInferenceErrors) {
   expect_op_error(OpKind::Rope, split, {x, {DType::F32, {5, 8}}, {DType::F32, {5, 4}}}, "cos [5, 8]");
   expect_op_error(OpKind::Rope, inter, {x, {DType::F32, {5, 8}}, {DType::F32, {5, 4}}}, "sin [5, 4]");
   expect_op_error(OpKind::Rope, inter, {x, {DType::F32, {2, 2, 5, 8}}, {DType::F32, {5, 8}}}, "does not broadcast");
-  expect_op_error(OpKind::Rope, inter, {x, {DType::F32, {1, 2, 3, 5, 8}}, {DType::F32, {5, 8}}},
-                  "does not broadcast");
+  expect_op_error(OpKind::Rope, inter, {x, {DType::F32, {1, 2, 3, 5, 8}}, {DType::F32, {5, 8}}}, "does not broadcast");
   expect_op_error(OpKind::Rope, inter, {x, {DType::F32, {5, 8}}}, "expects x, cos, sin");
   expect_op_error(OpKind::Rope, inter, {{DType::I64, {5, 8}}, {DType::F32, {5, 8}}, {DType::F32, {5, 8}}}, "f32");
 }

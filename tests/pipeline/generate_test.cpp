@@ -2,12 +2,13 @@
 // vocoder in the official layout; its recorded text contexts stand in for a text encoder): the MP4 read back with
 // libavformat has one H.264 stream of the requested frames and size and one AAC stream. Bad requests fail before
 // any work and leave no file; recorded noise replays to the same latents.
+#include "stages/generate.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "core/error.h"
 #include "io/mp4_writer.h"
@@ -15,7 +16,6 @@
 #include "nn/weight_source.h"
 #include "pipeline/noise.h"
 #include "stages/av_models.h"
-#include "stages/generate.h"
 #include "stages/pipelines.h"
 
 namespace ltx {
@@ -132,8 +132,7 @@ TEST(Generate, RecordedNoiseReplaysToTheSameLatents) {
   EXPECT_EQ(a.audio.to_floats(), b.audio.to_floats());
   // The live generator's first draw is what a fresh TorchGenerator(42) gives for the video noise.
   TorchGenerator again(42);
-  EXPECT_EQ(again.randn(rec.entries()[0].second.shape(), DType::BF16).to_floats(),
-            rec.entries()[0].second.to_floats());
+  EXPECT_EQ(again.randn(rec.entries()[0].second.shape(), DType::BF16).to_floats(), rec.entries()[0].second.to_floats());
 }
 
 }  // namespace

@@ -86,9 +86,9 @@ TEST(LatentTools, PositionsAndShapes) {
   const VideoLatentShape s = VideoLatentShape::from_pixels(1, 8, 17, 64, 96);
   EXPECT_EQ(s.shape(), (Shape{1, 8, 3, 2, 3}));
   const std::vector<float> p = video_positions(s, 24.0).to_floats();  // [1, 3, 18, 2]
-  EXPECT_FLOAT_EQ(p[0], 0.0f);              // frame 0 starts at 0 (causal fix)
-  EXPECT_FLOAT_EQ(p[1], 1.0f / 24.0f);      // and ends at pixel frame 1
-  EXPECT_FLOAT_EQ(p[6 * 2 + 0], 1.0f / 24.0f);  // token 6 = frame 1: [1, 9) / fps
+  EXPECT_FLOAT_EQ(p[0], 0.0f);                                        // frame 0 starts at 0 (causal fix)
+  EXPECT_FLOAT_EQ(p[1], 1.0f / 24.0f);                                // and ends at pixel frame 1
+  EXPECT_FLOAT_EQ(p[6 * 2 + 0], 1.0f / 24.0f);                        // token 6 = frame 1: [1, 9) / fps
   EXPECT_FLOAT_EQ(p[6 * 2 + 1], 9.0f / 24.0f);
   EXPECT_FLOAT_EQ(p[(18 + 2) * 2 + 1], 32.0f);  // height axis of token 2 (h 0): [0, 32); token 3 is h 1
   EXPECT_FLOAT_EQ(p[(18 + 3) * 2 + 1], 64.0f);

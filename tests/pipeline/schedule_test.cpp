@@ -1,7 +1,8 @@
+#include "pipeline/schedule.h"
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "pipeline/schedule.h"
 
 namespace ltx {
 namespace {

@@ -1,19 +1,21 @@
 // Tensor comparison: error measures, allclose semantics, and file-level bookkeeping.
+#include "verify/compare.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
-#include <unistd.h>
-
 #include "io/safetensors.h"
-#include "verify/compare.h"
 
 namespace ltx {
 namespace {
 
-Tensor f32(std::initializer_list<float> v) { return Tensor::from_floats(DType::F32, {static_cast<int64_t>(v.size())}, v); }
+Tensor f32(std::initializer_list<float> v) {
+  return Tensor::from_floats(DType::F32, {static_cast<int64_t>(v.size())}, v);
+}
 
 TEST(CompareTensors, ErrorMeasures) {
   // diffs: 0, 0.5, -1.5 ; |b|: 1, 2, 3

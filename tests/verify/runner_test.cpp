@@ -1,5 +1,7 @@
 // The golden-case harness itself: a case passes only when every output matches, a perturbed expected tensor
 // fails, a missing output fails, and a component the engine lacks is "not implemented", never passed.
+#include "verify/runner.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,7 +10,6 @@
 
 #include "io/safetensors.h"
 #include "verify/components.h"
-#include "verify/runner.h"
 
 namespace ltx {
 namespace {
@@ -24,8 +25,7 @@ class GoldenHarness : public ::testing::Test {
       const Tensor x = SafetensorsFile::open(c.inputs_path()).get("x");
       std::vector<float> v = x.to_floats();
       for (float& f : v) f *= 2.0f;
-      return std::map<std::string, Tensor>{{"y", Tensor::from_floats(DType::F32, x.shape(), v)},
-                                           {"x.copy", x.clone()}};
+      return std::map<std::string, Tensor>{{"y", Tensor::from_floats(DType::F32, x.shape(), v)}, {"x.copy", x.clone()}};
     });
   }
   void TearDown() override { fs::remove_all(root_); }

@@ -1,9 +1,9 @@
 // `ltx bench`: our kernels beside a vendor peer (oneDNN) measured in the same run, as a markdown table.
 // Each figure is the median of --reps timed runs after one warm-up; ours and the peer's runs alternate so that
 // load from other processes hits both alike.
-#include <algorithm>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,8 +43,7 @@ Options parse(Args args) {
     } else if (a == "--all-ops") {
       o.all_ops = true;
     } else {
-      fail("bench", "unknown argument '" + std::string(a) +
-                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops]");
+      fail("bench", "unknown argument '" + std::string(a) + "'; usage: ltx bench [--reps N] [--quick] [--all-ops]");
     }
   }
   return o;
@@ -149,7 +148,9 @@ void bench_matmul(const Options& o, const Peaks& peaks, int64_t m, int64_t k, in
               static_cast<long>(m), static_cast<long>(k), static_cast<long>(k), static_cast<long>(n),
               dtype_name(dt).data(), gf(engine_s), own.c_str(), gf(plain_s), gf(packed_s), plain_s / engine_s,
               packed_s / engine_s, 100.0 * gf(engine_s) / peaks.of(dt),
-              routed ? "oneDNN (plain)" : path == cpu::gemm::Path::Panel ? "ours, panel" : "ours, blocked");
+              routed                           ? "oneDNN (plain)"
+              : path == cpu::gemm::Path::Panel ? "ours, panel"
+                                               : "ours, blocked");
   std::fflush(stdout);
 }
 
@@ -196,24 +197,26 @@ int bench(Args args) {
   Peaks peaks;
   peaks.f32 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::F32);
   peaks.bf16 = cpu::gemm::measure_peak_gflops(cpu::gemm::Compute::BF16);
-  std::printf("threads: %d for every kernel (ours: our pool; oneDNN: OpenMP set to the same count, called from "
-              "the main thread, outside our pool); peak measured with independent FMA / vdpbf16ps chains: f32 %.0f "
-              "GFLOP/s, bf16 %.0f GFLOP/s; median of %d runs, ours and the peer's interleaved, timed by %s\n\n",
-              thread_count(), peaks.f32, peaks.bf16, o.reps,
-              thread_count() == 1 ? "the thread's CPU time" : "the wall clock");
-  std::printf("x [M, K] · W [N, K]ᵀ (Linear layout). GFLOP/s of: engine = cpu::run's pick (route); own = our "
-              "kernel when the route is oneDNN; plain = oneDNN reading W [N, K] in place per call; packed = oneDNN "
-              "with W reordered once into its blocked layout.\n\n");
-  std::printf("| matmul | dtype | engine | own | oneDNN plain | oneDNN packed | engine/plain | engine/packed | "
-              "engine %% of peak | route |\n");
+  std::printf(
+      "threads: %d for every kernel (ours: our pool; oneDNN: OpenMP set to the same count, called from "
+      "the main thread, outside our pool); peak measured with independent FMA / vdpbf16ps chains: f32 %.0f "
+      "GFLOP/s, bf16 %.0f GFLOP/s; median of %d runs, ours and the peer's interleaved, timed by %s\n\n",
+      thread_count(), peaks.f32, peaks.bf16, o.reps, thread_count() == 1 ? "the thread's CPU time" : "the wall clock");
+  std::printf(
+      "x [M, K] · W [N, K]ᵀ (Linear layout). GFLOP/s of: engine = cpu::run's pick (route); own = our "
+      "kernel when the route is oneDNN; plain = oneDNN reading W [N, K] in place per call; packed = oneDNN "
+      "with W reordered once into its blocked layout.\n\n");
+  std::printf(
+      "| matmul | dtype | engine | own | oneDNN plain | oneDNN packed | engine/plain | engine/packed | "
+      "engine %% of peak | route |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   struct MKN {
     int64_t m, k, n;
   };
   const std::vector<MKN> shapes =
       o.quick ? std::vector<MKN>{{60, 640, 2048}, {256, 1024, 1024}}
-              : std::vector<MKN>{{1536, 4096, 4096}, {1536, 4096, 16384}, {1536, 16384, 4096}, {1024, 3840, 15360},
-                                 {60, 640, 2048}};
+              : std::vector<MKN>{
+                    {1536, 4096, 4096}, {1536, 4096, 16384}, {1536, 16384, 4096}, {1024, 3840, 15360}, {60, 640, 2048}};
   for (DType dt : {DType::BF16, DType::F32})
     for (const MKN& s : shapes) bench_matmul(o, peaks, s.m, s.k, s.n, dt);
   std::printf("\n| case | dtype | ours GFLOP/s | peer GFLOP/s | ours/peer | ours %% of peak | note |\n");

@@ -17,13 +17,13 @@ struct Command {
 
 std::span<const Command> commands();
 
-int inspect(Args args);   // inspect.cpp
-int compare(Args args);   // compare.cpp
-int bench(Args args);     // bench.cpp
-int selfcheck(Args args); // selfcheck.cpp
-int verify(Args args);    // verify.cpp
-int encode(Args args);    // encode.cpp
-int generate(Args args);  // generate.cpp
-int tokenize(Args args);  // tokenize.cpp
+int inspect(Args args);    // inspect.cpp
+int compare(Args args);    // compare.cpp
+int bench(Args args);      // bench.cpp
+int selfcheck(Args args);  // selfcheck.cpp
+int verify(Args args);     // verify.cpp
+int encode(Args args);     // encode.cpp
+int generate(Args args);   // generate.cpp
+int tokenize(Args args);   // tokenize.cpp
 
 }  // namespace ltx::cli

@@ -1,4 +1,6 @@
 // `ltx compare A B [--atol X] [--rtol Y]`: per-tensor errors between two safetensors files (B is the reference).
+#include "verify/compare.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -7,7 +9,6 @@
 #include "commands.h"
 #include "core/error.h"
 #include "io/safetensors.h"
-#include "verify/compare.h"
 
 namespace ltx::cli {
 namespace {
@@ -17,8 +18,7 @@ constexpr const char* kUsage = "usage: ltx compare A.safetensors B.safetensors [
 double parse_tolerance(std::string_view flag, const char* text) {
   char* end = nullptr;
   const double v = std::strtod(text, &end);
-  LTX_CHECK(end != text && *end == '\0' && v >= 0, "compare", flag, " needs a non-negative number, got '", text,
-            "'");
+  LTX_CHECK(end != text && *end == '\0' && v >= 0, "compare", flag, " needs a non-negative number, got '", text, "'");
   return v;
 }
 
@@ -30,14 +30,19 @@ void print(const TensorComparison& c) {
   using S = TensorComparison::Status;
   const char* name = c.name.c_str();
   switch (c.status) {
-    case S::MissingInB: std::printf("MISSING %s %s: not in B\n", name, describe(c.dtype_a, c.shape_a).c_str()); return;
-    case S::ExtraInB: std::printf("EXTRA   %s %s: only in B\n", name, describe(c.dtype_b, c.shape_b).c_str()); return;
+    case S::MissingInB:
+      std::printf("MISSING %s %s: not in B\n", name, describe(c.dtype_a, c.shape_a).c_str());
+      return;
+    case S::ExtraInB:
+      std::printf("EXTRA   %s %s: only in B\n", name, describe(c.dtype_b, c.shape_b).c_str());
+      return;
     case S::ShapeMismatch:
       std::printf("FAIL    %s: shape mismatch, A %s vs B %s\n", name, describe(c.dtype_a, c.shape_a).c_str(),
                   describe(c.dtype_b, c.shape_b).c_str());
       return;
     case S::Ok:
-    case S::Fail: break;
+    case S::Fail:
+      break;
   }
   std::printf("%-7s %s %s: max_abs %.3e mean_abs %.3e rel_l2 %.3e", c.ok() ? "OK" : "FAIL", name,
               describe(c.dtype_a, c.shape_a).c_str(), c.max_abs, c.mean_abs, c.rel_l2);

@@ -39,17 +39,24 @@ int encode(Args args) {
       LTX_CHECK(i + 1 < args.size(), "encode", a, " needs a value");
       return args[++i];
     };
-    if (a == "--text-encoder") text_encoder = value();
-    else if (a == "--checkpoint") checkpoint = value();
-    else if (a == "--out") out = value();
-    else if (a == "--hidden-states") hidden = true;
-    else if (a == "--prompts-file") for (auto& p : read_prompt_lines(value())) prompts.push_back(p);
+    if (a == "--text-encoder")
+      text_encoder = value();
+    else if (a == "--checkpoint")
+      checkpoint = value();
+    else if (a == "--out")
+      out = value();
+    else if (a == "--hidden-states")
+      hidden = true;
+    else if (a == "--prompts-file")
+      for (auto& p : read_prompt_lines(value())) prompts.push_back(p);
     else if (a == "--precision") {
       const std::string p = value();
       LTX_CHECK(p == "validation" || p == "production", "encode", "--precision is validation or production");
       compute = p == "validation" ? DType::F32 : DType::BF16;
-    } else if (a.rfind("--", 0) == 0) fail("encode", "unknown option " + a);
-    else prompts.push_back(a);
+    } else if (a.rfind("--", 0) == 0)
+      fail("encode", "unknown option " + a);
+    else
+      prompts.push_back(a);
   }
   LTX_CHECK(!text_encoder.empty() && !checkpoint.empty() && !out.empty(), "encode",
             "usage: ltx encode PROMPT... [--prompts-file FILE] --text-encoder GEMMA(.gguf|folder) --checkpoint "

@@ -1,12 +1,13 @@
 // `ltx generate --checkpoint FILE (--text-encoder PATH --prompt TEXT | --text-embeddings FILE) --output OUT.mp4
 // [options]`: text to video with synchronized audio, written as an MP4 (H.264 + AAC).
+#include "stages/generate.h"
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "core/error.h"
-#include "stages/generate.h"
 
 namespace ltx::cli {
 namespace {
@@ -61,37 +62,64 @@ int generate(Args args) {
       return args[++i];
     };
     auto f = [&]() { return static_cast<float>(number(a, value())); };
-    if (a == "--checkpoint") r.checkpoint = value();
-    else if (a == "--text-encoder") r.text_encoder = value();
-    else if (a == "--text-embeddings") r.text_embeddings = value();
-    else if (a == "--upsampler") r.upsampler = value();
-    else if (a == "--prompt") r.prompt = value();
-    else if (a == "--negative-prompt") r.negative_prompt = value();
-    else if (a == "--output" || a == "-o") r.output = value();
-    else if (a == "--two-stage") r.two_stage = true;
-    else if (a == "--frames") r.frames = integer(a, value());
-    else if (a == "--width") r.width = integer(a, value());
-    else if (a == "--height") r.height = integer(a, value());
-    else if (a == "--fps") r.fps = number(a, value());
-    else if (a == "--steps") r.steps = static_cast<int>(integer(a, value()));
-    else if (a == "--seed") r.seed = static_cast<uint64_t>(integer(a, value()));
-    else if (a == "--cfg") r.video_guidance.cfg = f();
-    else if (a == "--audio-cfg") r.audio_guidance.cfg = f();
-    else if (a == "--stg") r.video_guidance.stg = f();
-    else if (a == "--audio-stg") r.audio_guidance.stg = f();
-    else if (a == "--stg-blocks") r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = integer_list(a, value());
-    else if (a == "--rescale") r.video_guidance.rescale = f();
-    else if (a == "--audio-rescale") r.audio_guidance.rescale = f();
-    else if (a == "--modality") r.video_guidance.modality = f();
-    else if (a == "--audio-modality") r.audio_guidance.modality = f();
-    else if (a == "--record-noise") r.record_noise = value();
-    else if (a == "--replay-noise") r.replay_noise = value();
+    if (a == "--checkpoint")
+      r.checkpoint = value();
+    else if (a == "--text-encoder")
+      r.text_encoder = value();
+    else if (a == "--text-embeddings")
+      r.text_embeddings = value();
+    else if (a == "--upsampler")
+      r.upsampler = value();
+    else if (a == "--prompt")
+      r.prompt = value();
+    else if (a == "--negative-prompt")
+      r.negative_prompt = value();
+    else if (a == "--output" || a == "-o")
+      r.output = value();
+    else if (a == "--two-stage")
+      r.two_stage = true;
+    else if (a == "--frames")
+      r.frames = integer(a, value());
+    else if (a == "--width")
+      r.width = integer(a, value());
+    else if (a == "--height")
+      r.height = integer(a, value());
+    else if (a == "--fps")
+      r.fps = number(a, value());
+    else if (a == "--steps")
+      r.steps = static_cast<int>(integer(a, value()));
+    else if (a == "--seed")
+      r.seed = static_cast<uint64_t>(integer(a, value()));
+    else if (a == "--cfg")
+      r.video_guidance.cfg = f();
+    else if (a == "--audio-cfg")
+      r.audio_guidance.cfg = f();
+    else if (a == "--stg")
+      r.video_guidance.stg = f();
+    else if (a == "--audio-stg")
+      r.audio_guidance.stg = f();
+    else if (a == "--stg-blocks")
+      r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = integer_list(a, value());
+    else if (a == "--rescale")
+      r.video_guidance.rescale = f();
+    else if (a == "--audio-rescale")
+      r.audio_guidance.rescale = f();
+    else if (a == "--modality")
+      r.video_guidance.modality = f();
+    else if (a == "--audio-modality")
+      r.audio_guidance.modality = f();
+    else if (a == "--record-noise")
+      r.record_noise = value();
+    else if (a == "--replay-noise")
+      r.replay_noise = value();
     else if (a == "--precision") {
       const std::string p = value();
       LTX_CHECK(p == "validation" || p == "production", "generate", "--precision is validation or production");
       r.compute = p == "validation" ? DType::F32 : DType::BF16;
-    } else if (a == "--quiet") quiet = true;
-    else fail("generate", "unknown option " + a + "\n" + kUsage);
+    } else if (a == "--quiet")
+      quiet = true;
+    else
+      fail("generate", "unknown option " + a + "\n" + kUsage);
   }
   const stages::Progress progress = [quiet](const std::string& m) {
     if (!quiet) std::fprintf(stderr, "generate: %s\n", m.c_str());

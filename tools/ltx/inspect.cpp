@@ -38,8 +38,8 @@ void inspect_gguf(const std::string& path) {
                 summarize(value.str(kMaxArrayItems)).c_str());
   std::printf("tensors (%zu):\n", f.tensors().size());
   for (const auto& t : f.tensors())
-    std::printf("  %s %s%s %s\n", t.name.c_str(), ggml_type_name(t.ggml_type).c_str(),
-                t.dtype ? "" : " (unsupported)", t.shape.str().c_str());
+    std::printf("  %s %s%s %s\n", t.name.c_str(), ggml_type_name(t.ggml_type).c_str(), t.dtype ? "" : " (unsupported)",
+                t.shape.str().c_str());
 }
 
 void inspect_safetensors(const std::string& path) {

@@ -33,23 +33,36 @@ std::vector<Example> examples() {
   const Tensor pos = random(DType::F32, {2, 5, 7}, 3, 0.5f, 2.0f), ch = random(DType::F32, {5}, 4, 0.2f, 1.5f);
   std::vector<Example> e = {
       {OpKind::MatMul, MatMulAttrs{false, true}, {random(DType::F32, {33, 65}, 5), random(DType::BF16, {17, 65}, 6)}},
-      {OpKind::Add, NoAttrs{}, {x, y}}, {OpKind::Sub, NoAttrs{}, {x, y}}, {OpKind::Mul, NoAttrs{}, {x, y}},
-      {OpKind::Div, NoAttrs{}, {x, pos}}, {OpKind::Lerp, NoAttrs{}, {x, y, pos}},
-      {OpKind::Scale, ScaleAttrs{1.5f, -0.5f}, {x}}, {OpKind::Clamp, ClampAttrs{-0.5f, 0.5f}, {x}},
-      {OpKind::Silu, NoAttrs{}, {x}}, {OpKind::Gelu, NoAttrs{}, {x}}, {OpKind::GeluTanh, NoAttrs{}, {x}},
-      {OpKind::Sigmoid, NoAttrs{}, {x}}, {OpKind::Tanh, NoAttrs{}, {x}},
-      {OpKind::LeakyRelu, LeakyReluAttrs{0.1f}, {x}}, {OpKind::Snake, SnakeAttrs{false}, {x, ch}},
-      {OpKind::SnakeBeta, SnakeAttrs{true}, {x, ch, ch}}, {OpKind::Softmax, SoftmaxAttrs{0.7f}, {x}},
+      {OpKind::Add, NoAttrs{}, {x, y}},
+      {OpKind::Sub, NoAttrs{}, {x, y}},
+      {OpKind::Mul, NoAttrs{}, {x, y}},
+      {OpKind::Div, NoAttrs{}, {x, pos}},
+      {OpKind::Lerp, NoAttrs{}, {x, y, pos}},
+      {OpKind::Scale, ScaleAttrs{1.5f, -0.5f}, {x}},
+      {OpKind::Clamp, ClampAttrs{-0.5f, 0.5f}, {x}},
+      {OpKind::Silu, NoAttrs{}, {x}},
+      {OpKind::Gelu, NoAttrs{}, {x}},
+      {OpKind::GeluTanh, NoAttrs{}, {x}},
+      {OpKind::Sigmoid, NoAttrs{}, {x}},
+      {OpKind::Tanh, NoAttrs{}, {x}},
+      {OpKind::LeakyRelu, LeakyReluAttrs{0.1f}, {x}},
+      {OpKind::Snake, SnakeAttrs{false}, {x, ch}},
+      {OpKind::SnakeBeta, SnakeAttrs{true}, {x, ch, ch}},
+      {OpKind::Softmax, SoftmaxAttrs{0.7f}, {x}},
       {OpKind::RmsNorm, NormAttrs{1e-6f, NormWeight::OnePlus}, {x, random(DType::F32, {7}, 7)}},
-      {OpKind::LayerNorm, NormAttrs{1e-5f, NormWeight::Plain, true},
+      {OpKind::LayerNorm,
+       NormAttrs{1e-5f, NormWeight::Plain, true},
        {x, random(DType::F32, {7}, 8), random(DType::F32, {7}, 9)}},
       {OpKind::GroupNorm, NormAttrs{1e-5f, NormWeight::None, false, 5}, {x}},
       {OpKind::PixelNorm, NormAttrs{1e-8f, NormWeight::None, false, 1, 1}, {x}},
-      {OpKind::Attention, AttentionAttrs{},
+      {OpKind::Attention,
+       AttentionAttrs{},
        {random(DType::F32, {1, 4, 9, 8}, 10), random(DType::F32, {1, 2, 11, 8}, 11),
         random(DType::F32, {1, 2, 11, 8}, 12)}},
-      {OpKind::Rope, RopeAttrs{RopeMode::SplitHalf},
-       {random(DType::F32, {1, 2, 9, 8}, 13), random(DType::F32, {1, 2, 9, 4}, 14), random(DType::F32, {1, 2, 9, 4}, 15)}},
+      {OpKind::Rope,
+       RopeAttrs{RopeMode::SplitHalf},
+       {random(DType::F32, {1, 2, 9, 8}, 13), random(DType::F32, {1, 2, 9, 4}, 14),
+        random(DType::F32, {1, 2, 9, 4}, 15)}},
   };
   ConvAttrs conv;
   conv.spatial = 2;
@@ -63,8 +76,10 @@ std::vector<Example> examples() {
   e.push_back({OpKind::DepthToSpace, ResampleAttrs{2, {2, 2, 1}}, {random(DType::F32, {1, 8, 3, 5}, 20)}});
   e.push_back({OpKind::SpaceToDepth, ResampleAttrs{2, {2, 2, 1}}, {random(DType::F32, {1, 2, 6, 10}, 21)}});
   e.push_back({OpKind::UpsampleNearest, ResampleAttrs{2, {2, 3, 1}}, {random(DType::F32, {1, 2, 3, 5}, 22)}});
-  e.push_back({OpKind::Gather, NoAttrs{},
-               {random(DType::F32, {11, 6}, 23), Tensor::from_ints(DType::I64, {4}, std::vector<int64_t>{3, 0, 10, 3})}});
+  e.push_back(
+      {OpKind::Gather,
+       NoAttrs{},
+       {random(DType::F32, {11, 6}, 23), Tensor::from_ints(DType::I64, {4}, std::vector<int64_t>{3, 0, 10, 3})}});
   e.push_back({OpKind::Concat, AxisAttrs{1}, {x, y}});
   e.push_back({OpKind::Slice, SliceAttrs{2, 1, 6, 2}, {x}});
   PermuteAttrs perm;
@@ -108,8 +123,7 @@ double max_rel_diff(const Tensor& a, const Tensor& b) {
 int selfcheck(Args args) {
   LTX_CHECK(args.empty(), "selfcheck", "takes no arguments");
   std::printf("ltx selfcheck: %d threads; AVX-512F %s, AVX-512 BF16 %s, AMX-BF16 %s\n", thread_count(),
-              __builtin_cpu_supports("avx512f") ? "yes" : "no",
-              __builtin_cpu_supports("avx512bf16") ? "yes" : "no",
+              __builtin_cpu_supports("avx512f") ? "yes" : "no", __builtin_cpu_supports("avx512bf16") ? "yes" : "no",
               __builtin_cpu_supports("amx-bf16") ? "yes" : "no");
   const auto list = examples();
   std::vector<bool> seen(kOpKindCount, false);
@@ -139,8 +153,8 @@ int selfcheck(Args args) {
     const double err = max_rel_diff(got, expect);
     const bool ok = err <= tol;
     bad += ok ? 0 : 1;
-    std::printf("  %-4s %-18s %-8s rel err %.2e\n", ok ? "ok" : "FAIL", std::string(op_name(ex.kind)).c_str(),
-                path, err);
+    std::printf("  %-4s %-18s %-8s rel err %.2e\n", ok ? "ok" : "FAIL", std::string(op_name(ex.kind)).c_str(), path,
+                err);
   }
   for (int k = 0; k < kOpKindCount; ++k)
     if (!seen[static_cast<size_t>(k)]) {

@@ -13,11 +13,16 @@ namespace {
 
 const char* status_name(TensorComparison::Status s) {
   switch (s) {
-    case TensorComparison::Status::Ok: return "ok";
-    case TensorComparison::Status::Fail: return "FAIL";
-    case TensorComparison::Status::ShapeMismatch: return "SHAPE";
-    case TensorComparison::Status::MissingInB: return "MISSING";
-    case TensorComparison::Status::ExtraInB: return "EXTRA";
+    case TensorComparison::Status::Ok:
+      return "ok";
+    case TensorComparison::Status::Fail:
+      return "FAIL";
+    case TensorComparison::Status::ShapeMismatch:
+      return "SHAPE";
+    case TensorComparison::Status::MissingInB:
+      return "MISSING";
+    case TensorComparison::Status::ExtraInB:
+      return "EXTRA";
   }
   return "?";
 }

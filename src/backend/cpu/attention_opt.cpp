@@ -1,6 +1,7 @@
 // opt::try_attention: picks our AVX-512 flash attention when the CPU runs it (kept out of the *_avx512.cpp file
 // so that this check itself never executes AVX-512 code).
 #include "backend/cpu/attention_opt.h"
+
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 

@@ -31,12 +31,12 @@
 namespace ltx::cpu::opt {
 namespace {
 
-constexpr int kQVecs = 3;                // query vectors per task
-constexpr int kQBlock = 16 * kQVecs;     // queries per task
-constexpr int kKBlock = 64;              // keys per online-softmax step
-constexpr int kKTile = 8;                // keys per QK register tile (8 x 3 accumulators)
-constexpr int kPVRows = 6;               // query rows per PV register tile
-constexpr int kPVVecs = 4;               // Dv vectors per PV register tile (6 x 4 accumulators)
+constexpr int kQVecs = 3;             // query vectors per task
+constexpr int kQBlock = 16 * kQVecs;  // queries per task
+constexpr int kKBlock = 64;           // keys per online-softmax step
+constexpr int kKTile = 8;             // keys per QK register tile (8 x 3 accumulators)
+constexpr int kPVRows = 6;            // query rows per PV register tile
+constexpr int kPVVecs = 4;            // Dv vectors per PV register tile (6 x 4 accumulators)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // exp(x) for x <= 0 or NaN (softmax arguments after subtracting the running max): 2^n·e^r with |r| <= ln2/2 and
@@ -98,10 +98,10 @@ struct HeadKV {
 
 // Per-thread scratch, sized once per parallel chunk.
 struct Workspace {
-  std::vector<float> qt;         // f32: [D][kQBlock]; bf16: viewed as uint16 [D/2][kQBlock][2]
-  std::vector<float> s;          // [kKBlock][kQBlock] scores, then probabilities
-  std::vector<uint16_t> p16;     // [kKBlock/2][kQBlock][2] bf16 probabilities
-  std::vector<float> o;          // [kQBlock][dv_pad] unnormalised output
+  std::vector<float> qt;      // f32: [D][kQBlock]; bf16: viewed as uint16 [D/2][kQBlock][2]
+  std::vector<float> s;       // [kKBlock][kQBlock] scores, then probabilities
+  std::vector<uint16_t> p16;  // [kKBlock/2][kQBlock][2] bf16 probabilities
+  std::vector<float> o;       // [kQBlock][dv_pad] unnormalised output
   alignas(64) float m[kQBlock], l[kQBlock], corr[kQBlock];
   __mmask16 nan[kQVecs];
   std::vector<float> k_pack_f32, v_pack_f32;  // [Tk][D], [Tk][Dv] when the input's layout needs it
@@ -132,8 +132,7 @@ HeadKV prepare_head(const Call& c, Workspace& ws, int64_t b, int64_t hk) {
       if (!reuse)
         for (int64_t j = 0; j < c.len_k; ++j)
           for (int64_t d = 0; d < c.dim; ++d)
-            ws.k_pack_f32[static_cast<size_t>(j * c.dim + d)] =
-                load_as_f32(k0 + (j * ks_j + d * ks_d) * 4, DType::F32);
+            ws.k_pack_f32[static_cast<size_t>(j * c.dim + d)] = load_as_f32(k0 + (j * ks_j + d * ks_d) * 4, DType::F32);
       h.k = reinterpret_cast<const std::byte*>(ws.k_pack_f32.data()), h.k_row = c.dim;
     }
     if (vs_d == 1) {
@@ -238,7 +237,8 @@ void pv_tile_f32(float* o, int64_t ldo, const float* p, const float* v, int64_t 
   for (int64_t j = 0; j < nk; ++j) {
     __m512 vv[NV];
     for (int n = 0; n < NV; ++n)
-      vv[n] = n == NV - 1 ? _mm512_maskz_loadu_ps(tail, v + j * v_row + 16 * n) : _mm512_loadu_ps(v + j * v_row + 16 * n);
+      vv[n] =
+          n == NV - 1 ? _mm512_maskz_loadu_ps(tail, v + j * v_row + 16 * n) : _mm512_loadu_ps(v + j * v_row + 16 * n);
     for (int r = 0; r < kPVRows; ++r) {
       const __m512 pb = _mm512_set1_ps(p[j * kQBlock + r]);
       for (int n = 0; n < NV; ++n) acc[r][n] = _mm512_fmadd_ps(pb, vv[n], acc[r][n]);
@@ -271,16 +271,24 @@ void pv_tile_bf16(float* o, int64_t ldo, const uint16_t* p, const uint16_t* v, i
 template <typename Fn>
 void dispatch_nv(int nv, Fn&& fn) {
   switch (nv) {
-    case 1: fn(std::integral_constant<int, 1>{}); break;
-    case 2: fn(std::integral_constant<int, 2>{}); break;
-    case 3: fn(std::integral_constant<int, 3>{}); break;
-    default: fn(std::integral_constant<int, 4>{}); break;
+    case 1:
+      fn(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      fn(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      fn(std::integral_constant<int, 3>{});
+      break;
+    default:
+      fn(std::integral_constant<int, 4>{});
+      break;
   }
 }
 
 // Scores of keys [j0, j0 + nk) for the task's queries into ws.s (scaled, masked; -inf where causal excludes).
-void scores(const Call& c, Workspace& ws, const HeadKV& kv, int64_t b, int64_t h, int64_t i0, int64_t nq,
-            int64_t j0, int64_t nk) {
+void scores(const Call& c, Workspace& ws, const HeadKV& kv, int64_t b, int64_t h, int64_t i0, int64_t nq, int64_t j0,
+            int64_t nk) {
   for (int64_t t = 0; t < nk; t += kKTile) {
     float* s = ws.s.data() + t * kQBlock;
     if (!c.bf16) {
@@ -358,8 +366,8 @@ void softmax_step(const Call& c, Workspace& ws, int64_t nk) {
   }
   if (!c.bf16) return;
   // Pairs of keys interleaved per query for vdpbf16ps; an odd last key pairs with p = 0.
-  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
-                                              22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                                              6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   for (int64_t j = 0; j < nk; j += 2)
     for (int v = 0; v < kQVecs; ++v) {
       const __m512 even = _mm512_loadu_ps(ws.s.data() + j * kQBlock + 16 * v);
@@ -404,8 +412,8 @@ void store_output(const Call& c, Workspace& ws, const Tensor& out, int64_t b, in
     const bool nan = (ws.nan[i / 16] >> (i % 16)) & 1;
     const float l = ws.l[i];
     // denom 0 (every key masked) gives zeros, as the reference.
-    const __m512 f = nan ? _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN())
-                         : _mm512_set1_ps(l > 0.0f ? 1.0f / l : 0.0f);
+    const __m512 f =
+        nan ? _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()) : _mm512_set1_ps(l > 0.0f ? 1.0f / l : 0.0f);
     const float* o = ws.o.data() + i * c.dv_pad;
     const int64_t row = ((b * c.heads_q + h) * c.len_q + i0 + i) * c.dim_v;
     for (int64_t d = 0; d < c.dim_v; d += 16) {

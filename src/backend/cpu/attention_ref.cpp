@@ -115,8 +115,8 @@ void attention(const AttentionAttrs& attrs, Inputs in, const Tensor& out) {
 
   const auto oes = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
   parallel_for(batch * w.n_heads_q * w.len_q, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> q_row(static_cast<size_t>(w.dim));  // [D]
-    std::vector<float> acc(static_cast<size_t>(w.dim_v));  // [Dv]
+    std::vector<float> q_row(static_cast<size_t>(w.dim));       // [D]
+    std::vector<float> acc(static_cast<size_t>(w.dim_v));       // [Dv]
     std::vector<float> scores(static_cast<size_t>(kKeyBlock));  // [kKeyBlock]
     for (int64_t r = begin; r < end; ++r) {
       const int64_t i = r % w.len_q;

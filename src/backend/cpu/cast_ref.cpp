@@ -38,8 +38,10 @@ void cast(const CastAttrs& a, Inputs in, const Tensor& out) {
   for_each_index(x.shape(), [&](const int64_t* idx) {
     const std::byte* src = x.raw() + element_byte_offset(x, idx);
     std::byte* dst = out.raw() + static_cast<size_t>(pos++) * es;
-    if (ints) store_from_i64(dst, a.to, load_as_i64(src, x.dtype()));
-    else store_from_f32(dst, a.to, load_as_f32(src, x.dtype()));
+    if (ints)
+      store_from_i64(dst, a.to, load_as_i64(src, x.dtype()));
+    else
+      store_from_f32(dst, a.to, load_as_f32(src, x.dtype()));
   });
 }
 

@@ -17,18 +17,18 @@
 // (a) wins on every VAE shape (im2col's column build and weight streaming cost more than the per-call reorders),
 // so the rule is: oneDNN, and im2col only where oneDNN offers no primitive for the call.
 // ConvTranspose1d is left to the reference (the vocoder's upsampling is a small share of the run).
-#include <oneapi/dnnl/dnnl.hpp>
+#include "backend/cpu/conv_opt.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "backend/cpu/conv_opt.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "core/thread_pool.h"
@@ -41,9 +41,12 @@ namespace {
 int64_t source_index(int64_t i, int64_t n, PadMode mode) {
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case PadMode::Replicate: return i < 0 ? 0 : n - 1;
-    case PadMode::Reflect: return i < 0 ? -i : 2 * (n - 1) - i;
-    default: return -1;
+    case PadMode::Replicate:
+      return i < 0 ? 0 : n - 1;
+    case PadMode::Reflect:
+      return i < 0 ? -i : 2 * (n - 1) - i;
+    default:
+      return -1;
   }
 }
 
@@ -78,14 +81,15 @@ Tensor materialize_padding(const Tensor& x, const ConvAttrs& a) {
       for (int d = shape.rank() - 2; d >= 0; --d) {
         const int64_t idx = rem % shape[d];
         rem /= shape[d];
-        const int64_t src = d >= 2 ? source_index(idx - before[d - 2], n[d - 2], a.pad_mode[static_cast<size_t>(d - 2)])
-                                   : idx;
+        const int64_t src =
+            d >= 2 ? source_index(idx - before[d - 2], n[d - 2], a.pad_mode[static_cast<size_t>(d - 2)]) : idx;
         off += src * x.strides()[d];
       }
       std::byte* dst = xp.raw() + r * last * es;
       const int64_t ls = x.strides()[shape.rank() - 1];
       for (int64_t w = 0; w < last; ++w)
-        std::memcpy(dst + w * es, x.raw() + (off + src_last[static_cast<size_t>(w)] * ls) * es, static_cast<size_t>(es));
+        std::memcpy(dst + w * es, x.raw() + (off + src_last[static_cast<size_t>(w)] * ls) * es,
+                    static_cast<size_t>(es));
     }
   });
   return xp;
@@ -104,11 +108,16 @@ dnnl::engine& engine() {
 dnnl::memory::format_tag plain_tag(int rank) {
   using tag = dnnl::memory::format_tag;
   switch (rank) {
-    case 1: return tag::a;
-    case 3: return tag::abc;
-    case 4: return tag::abcd;
-    case 5: return tag::abcde;
-    default: return tag::abcdef;
+    case 1:
+      return tag::a;
+    case 3:
+      return tag::abc;
+    case 4:
+      return tag::abcd;
+    case 5:
+      return tag::abcde;
+    default:
+      return tag::abcdef;
   }
 }
 
@@ -119,7 +128,7 @@ struct OnednnConv {
 };
 
 std::shared_ptr<OnednnConv> onednn_primitive(const ConvAttrs& a, const Tensor& x, const Tensor& w, bool bias,
-                                              const Tensor& out, const int64_t* pad_l, const int64_t* pad_r) {
+                                             const Tensor& out, const int64_t* pad_l, const int64_t* pad_r) {
   const auto dt = x.dtype() == DType::F32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
   const int sp = a.spatial;
   dims xd, wd, yd, stride, dilate, pl, pr;
@@ -154,12 +163,11 @@ std::shared_ptr<OnednnConv> onednn_primitive(const ConvAttrs& a, const Tensor& x
   c->b_user = dnnl::memory::desc(dims{out.dim(1)}, dnnl::memory::data_type::f32, tag::a);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per-call scratchpads: safe from several threads
-  const auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::convolution_direct, x_any, w_any,
-                                                           c->b_user, y_any, stride, dilate, pl, pr)
-                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::convolution_direct, x_any, w_any, y_any,
-                                                           stride, dilate, pl, pr);
+  const auto desc =
+      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             x_any, w_any, c->b_user, y_any, stride, dilate, pl, pr)
+           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             x_any, w_any, y_any, stride, dilate, pl, pr);
   c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
   c->conv = dnnl::convolution_forward(c->pd);
   slot = c;
@@ -207,7 +215,7 @@ void conv_onednn(const ConvAttrs& a, Inputs in, const Tensor& out) {
 // (b) im2col over our GEMM
 
 void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
-  const Tensor& x = in[0];            // [B, C, *S]
+  const Tensor& x = in[0];              // [B, C, *S]
   const Tensor w = in[1].contiguous();  // [O, C/G, *K] = [O, C/G·taps] row-major
   const int sp = a.spatial;
   const int64_t batch = x.dim(0), groups = a.groups;
@@ -243,8 +251,8 @@ void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
   std::vector<float> bias(static_cast<size_t>(out.dim(1)), 0.0f);
   if (in.size() == 3)
     for (int64_t o = 0; o < out.dim(1); ++o)
-      bias[static_cast<size_t>(o)] = load_as_f32(in[2].raw() + o * in[2].strides()[0] * static_cast<int64_t>(dtype_block_bytes(in[2].dtype())),
-                                                 in[2].dtype());
+      bias[static_cast<size_t>(o)] = load_as_f32(
+          in[2].raw() + o * in[2].strides()[0] * static_cast<int64_t>(dtype_block_bytes(in[2].dtype())), in[2].dtype());
 
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t g = 0; g < groups; ++g)
@@ -284,11 +292,11 @@ void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
           const int64_t oc = g * og + o;
           std::byte* dst = out.raw() + ((b * out.dim(1) + oc) * positions + p0) * oes;
           for (int64_t p = 0; p < pc; ++p)
-            store_from_f32(dst + p * oes, out.dtype(), acc[static_cast<size_t>(o * pc + p)] + bias[static_cast<size_t>(oc)]);
+            store_from_f32(dst + p * oes, out.dtype(),
+                           acc[static_cast<size_t>(o * pc + p)] + bias[static_cast<size_t>(oc)]);
         }
       }
 }
-
 
 }  // namespace
 

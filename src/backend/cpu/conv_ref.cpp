@@ -18,9 +18,12 @@ namespace {
 int64_t source_index(int64_t i, int64_t n, PadMode mode) {
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case PadMode::Replicate: return i < 0 ? 0 : n - 1;
-    case PadMode::Reflect: return i < 0 ? -i : 2 * (n - 1) - i;
-    default: return -1;
+    case PadMode::Replicate:
+      return i < 0 ? 0 : n - 1;
+    case PadMode::Reflect:
+      return i < 0 ? -i : 2 * (n - 1) - i;
+    default:
+      return -1;
   }
 }
 
@@ -51,7 +54,7 @@ void conv_nd(const ConvAttrs& a, Inputs in, const Tensor& out) {
   parallel_for(out.numel(), 16, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> x_tap(static_cast<size_t>(n_taps));  // x's spatial element offset per tap, -1: zero
     std::vector<int64_t> w_tap(static_cast<size_t>(n_taps));  // w's spatial element offset per tap
-    int64_t index[kMaxRank] = {};  // [b, o, *p]
+    int64_t index[kMaxRank] = {};                             // [b, o, *p]
     int64_t k[3] = {};
     for (int64_t e = begin; e < end; ++e) {
       unravel(e, out.shape(), index);
@@ -121,9 +124,8 @@ void conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out) {
   std::vector<TensorMeta> metas;
   for (const Tensor& t : in) metas.push_back({t.dtype(), t.shape()});
   const TensorMeta expect = infer::conv(kind, a, metas);
-  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu",
-            op_name(kind), ": output ", out.describe(), " must be a contiguous ", dtype_name(expect.dtype),
-            expect.shape.str());
+  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu", op_name(kind),
+            ": output ", out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
   if (kind == OpKind::ConvTranspose1d)
     conv_transpose1d(a, in, out);
   else

@@ -37,24 +37,37 @@ float unary(OpKind kind, const OpAttrs& a, float x) {
       const auto& c = std::get<ClampAttrs>(a);
       return std::isnan(x) ? x : std::fmin(std::fmax(x, c.lo), c.hi);
     }
-    case OpKind::Silu: return x / (1.0f + std::exp(-x));
-    case OpKind::Gelu: return gelu_erf(x);
-    case OpKind::GeluTanh: return gelu_tanh(x);
-    case OpKind::Sigmoid: return sigmoid(x);
-    case OpKind::Tanh: return std::tanh(x);
-    case OpKind::LeakyRelu: return x > 0.0f ? x : x * std::get<LeakyReluAttrs>(a).slope;
-    default: fail("cpu", std::string(op_name(kind)) + ": not a unary elementwise op");
+    case OpKind::Silu:
+      return x / (1.0f + std::exp(-x));
+    case OpKind::Gelu:
+      return gelu_erf(x);
+    case OpKind::GeluTanh:
+      return gelu_tanh(x);
+    case OpKind::Sigmoid:
+      return sigmoid(x);
+    case OpKind::Tanh:
+      return std::tanh(x);
+    case OpKind::LeakyRelu:
+      return x > 0.0f ? x : x * std::get<LeakyReluAttrs>(a).slope;
+    default:
+      fail("cpu", std::string(op_name(kind)) + ": not a unary elementwise op");
   }
 }
 
 float nary(OpKind kind, const float* v) {
   switch (kind) {
-    case OpKind::Add: return v[0] + v[1];
-    case OpKind::Sub: return v[0] - v[1];
-    case OpKind::Mul: return v[0] * v[1];
-    case OpKind::Div: return v[0] / v[1];
-    case OpKind::Lerp: return v[0] + v[2] * (v[1] - v[0]);  // inputs a, b, t
-    default: fail("cpu", std::string(op_name(kind)) + ": not a binary elementwise op");
+    case OpKind::Add:
+      return v[0] + v[1];
+    case OpKind::Sub:
+      return v[0] - v[1];
+    case OpKind::Mul:
+      return v[0] * v[1];
+    case OpKind::Div:
+      return v[0] / v[1];
+    case OpKind::Lerp:
+      return v[0] + v[2] * (v[1] - v[0]);  // inputs a, b, t
+    default:
+      fail("cpu", std::string(op_name(kind)) + ": not a binary elementwise op");
   }
 }
 

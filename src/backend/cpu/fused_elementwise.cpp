@@ -32,8 +32,8 @@ LeafView make_leaf_view(const Tensor& leaf, const Shape& out_shape, bool per_cha
   v.dtype = leaf.dtype();
   const int rank = out_shape.rank();
   if (per_channel) {  // leaf [C] broadcast along axis 1 of the output
-    LTX_CHECK(leaf.rank() == 1 && rank >= 2 && leaf.dim(0) == out_shape[1], "cpu",
-              "per-channel operand ", leaf.describe(), " does not match output ", out_shape.str());
+    LTX_CHECK(leaf.rank() == 1 && rank >= 2 && leaf.dim(0) == out_shape[1], "cpu", "per-channel operand ",
+              leaf.describe(), " does not match output ", out_shape.str());
     v.strides[1] = leaf.strides()[0];
     return v;
   }
@@ -85,11 +85,21 @@ float snake_param(float p, bool log_scale) { return log_scale ? std::exp(p) : p;
 // r = op(a, b, c) over n elements. Formulas as the reference kernels (elementwise_ref.cpp).
 void eval(const FusedInstr& ins, const float* a, const float* b, const float* c, float* r, int64_t n) {
   switch (ins.kind) {
-    case OpKind::Add: for (int64_t i = 0; i < n; ++i) r[i] = a[i] + b[i]; return;
-    case OpKind::Sub: for (int64_t i = 0; i < n; ++i) r[i] = a[i] - b[i]; return;
-    case OpKind::Mul: for (int64_t i = 0; i < n; ++i) r[i] = a[i] * b[i]; return;
-    case OpKind::Div: for (int64_t i = 0; i < n; ++i) r[i] = a[i] / b[i]; return;
-    case OpKind::Lerp: for (int64_t i = 0; i < n; ++i) r[i] = a[i] + c[i] * (b[i] - a[i]); return;
+    case OpKind::Add:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] + b[i];
+      return;
+    case OpKind::Sub:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] - b[i];
+      return;
+    case OpKind::Mul:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] * b[i];
+      return;
+    case OpKind::Div:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] / b[i];
+      return;
+    case OpKind::Lerp:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] + c[i] * (b[i] - a[i]);
+      return;
     case OpKind::Scale: {
       const auto& s = std::get<ScaleAttrs>(ins.attrs);
       for (int64_t i = 0; i < n; ++i) r[i] = a[i] * s.scale + s.bias;
@@ -100,7 +110,9 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
       for (int64_t i = 0; i < n; ++i) r[i] = std::min(std::max(a[i], s.lo), s.hi);
       return;
     }
-    case OpKind::Silu: for (int64_t i = 0; i < n; ++i) r[i] = a[i] / (1.0f + std::exp(-a[i])); return;
+    case OpKind::Silu:
+      for (int64_t i = 0; i < n; ++i) r[i] = a[i] / (1.0f + std::exp(-a[i]));
+      return;
     case OpKind::Gelu:
       for (int64_t i = 0; i < n; ++i) r[i] = 0.5f * a[i] * (1.0f + std::erf(a[i] * 0.70710678118654752f));
       return;
@@ -110,8 +122,12 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
         r[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
       }
       return;
-    case OpKind::Sigmoid: for (int64_t i = 0; i < n; ++i) r[i] = 1.0f / (1.0f + std::exp(-a[i])); return;
-    case OpKind::Tanh: for (int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]); return;
+    case OpKind::Sigmoid:
+      for (int64_t i = 0; i < n; ++i) r[i] = 1.0f / (1.0f + std::exp(-a[i]));
+      return;
+    case OpKind::Tanh:
+      for (int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]);
+      return;
     case OpKind::LeakyRelu: {
       const float slope = std::get<LeakyReluAttrs>(ins.attrs).slope;
       for (int64_t i = 0; i < n; ++i) r[i] = a[i] >= 0.0f ? a[i] : a[i] * slope;
@@ -136,7 +152,8 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
       }
       return;
     }
-    default: fail("cpu", std::string("fused program holds non-elementwise op ") + std::string(op_name(ins.kind)));
+    default:
+      fail("cpu", std::string("fused program holds non-elementwise op ") + std::string(op_name(ins.kind)));
   }
 }
 
@@ -144,8 +161,8 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
 
 void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
   const int n_values = program.n_leaves + static_cast<int>(program.instrs.size());
-  LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && !program.instrs.empty() &&
-                n_values <= kMaxValues && out.is_contiguous(),
+  LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && !program.instrs.empty() && n_values <= kMaxValues &&
+                out.is_contiguous(),
             "cpu", "malformed fused program");
   const Shape& shape = out.shape();
   const int rank = shape.rank();

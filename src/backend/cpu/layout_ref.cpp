@@ -29,8 +29,8 @@ void gather(const Tensor& table, const Tensor& ids, const Tensor& out) {
               table.describe());
     if (quantized) {  // rows start on block boundaries (Tensor keeps quantized views whole-row)
       const int64_t elem = id * table.strides()[0];
-      const size_t bytes = static_cast<size_t>(elem) / dtype_block_elems(table.dtype()) *
-                           dtype_block_bytes(table.dtype());
+      const size_t bytes =
+          static_cast<size_t>(elem) / dtype_block_elems(table.dtype()) * dtype_block_bytes(table.dtype());
       dequantize_row(table.dtype(), table.raw() + bytes, out.data<float>() + pos * dim, dim);
     } else {
       for (int64_t j = 0; j < dim; ++j) {
@@ -91,9 +91,12 @@ int64_t pad_source(PadMode mode, int64_t i, int64_t before, int64_t n) {
   const int64_t s = i - before;
   if (s >= 0 && s < n) return s;
   switch (mode) {
-    case PadMode::Replicate: return std::clamp(s, int64_t{0}, n - 1);
-    case PadMode::Reflect: return s < 0 ? -s : 2 * (n - 1) - s;  // mirror about the edge, edge not repeated
-    default: return -1;
+    case PadMode::Replicate:
+      return std::clamp(s, int64_t{0}, n - 1);
+    case PadMode::Reflect:
+      return s < 0 ? -s : 2 * (n - 1) - s;  // mirror about the edge, edge not repeated
+    default:
+      return -1;
   }
 }
 
@@ -108,24 +111,32 @@ void pad(const PadAttrs& a, const Tensor& x, const Tensor& out) {
       idx[i] = pad_source(a.mode, o[i], a.before[static_cast<size_t>(i)], x.shape()[i]);
       inside = idx[i] >= 0;
     }
-    if (inside) copy_element(x, idx, out, pos);
-    else store_from_f32(out.raw() + static_cast<size_t>(pos) * es, out.dtype(), fill);
+    if (inside)
+      copy_element(x, idx, out, pos);
+    else
+      store_from_f32(out.raw() + static_cast<size_t>(pos) * es, out.dtype(), fill);
     ++pos;
   });
 }
-
 
 }  // namespace
 
 void layout(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out) {
   switch (kind) {
-    case OpKind::Gather: return gather(in[0], in[1], out);
-    case OpKind::Concat: return concat(attrs_as<AxisAttrs>(kind, a), in, out);
-    case OpKind::Slice: return slice(attrs_as<SliceAttrs>(kind, a), in[0], out);
-    case OpKind::Permute: return permute(attrs_as<PermuteAttrs>(kind, a), in[0], out);
-    case OpKind::Reshape: return reshape(in[0], out);
-    case OpKind::Pad: return pad(attrs_as<PadAttrs>(kind, a), in[0], out);
-    default: fail("cpu", std::string(op_name(kind)) + ": not a layout op");
+    case OpKind::Gather:
+      return gather(in[0], in[1], out);
+    case OpKind::Concat:
+      return concat(attrs_as<AxisAttrs>(kind, a), in, out);
+    case OpKind::Slice:
+      return slice(attrs_as<SliceAttrs>(kind, a), in[0], out);
+    case OpKind::Permute:
+      return permute(attrs_as<PermuteAttrs>(kind, a), in[0], out);
+    case OpKind::Reshape:
+      return reshape(in[0], out);
+    case OpKind::Pad:
+      return pad(attrs_as<PadAttrs>(kind, a), in[0], out);
+    default:
+      fail("cpu", std::string(op_name(kind)) + ": not a layout op");
   }
 }
 

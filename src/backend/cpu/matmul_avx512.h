@@ -39,7 +39,7 @@ void pack_b(const Problem& p, int64_t k0, int64_t kc, int64_t n0, int64_t cols, 
 struct TileOut {
   float* c = nullptr;  // f32 [rows][ldc]: partial sums (or the output itself when it is f32)
   int64_t ldc = 0;
-  bool accumulate = false;  // add to c instead of overwriting (every KC slice after the first)
+  bool accumulate = false;   // add to c instead of overwriting (every KC slice after the first)
   std::byte* out = nullptr;  // when set (last slice, non-f32 output): write c + tile rounded to out_dtype here
   int64_t ldo = 0;
   DType out_dtype = DType::F32;

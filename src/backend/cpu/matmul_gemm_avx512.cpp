@@ -121,11 +121,10 @@ void run_block(const Problem& p, Range rows, Range cols) {
               }
             }
             if (p.compute == Compute::F32)
-              kernel_f32(r, reinterpret_cast<const float*>(a_strip), reinterpret_cast<const float*>(b_strip), kc, c,
-                         t);
+              kernel_f32(r, reinterpret_cast<const float*>(a_strip), reinterpret_cast<const float*>(b_strip), kc, c, t);
             else
-              kernel_bf16(r, reinterpret_cast<const uint16_t*>(a_strip),
-                          reinterpret_cast<const uint16_t*>(b_strip), kc, c, t);
+              kernel_bf16(r, reinterpret_cast<const uint16_t*>(a_strip), reinterpret_cast<const uint16_t*>(b_strip), kc,
+                          c, t);
           }
         }
       }

@@ -104,12 +104,16 @@ constexpr auto make_table(std::index_sequence<I...>, Fn) {
 struct F32Table {
   using Ptr = void (*)(const float*, const float*, int64_t, int, const TileOut&);
   template <int R>
-  static constexpr Ptr get() { return &f32_tile<R>; }
+  static constexpr Ptr get() {
+    return &f32_tile<R>;
+  }
 };
 struct BF16Table {
   using Ptr = void (*)(const uint16_t*, const uint16_t*, int64_t, int, const TileOut&);
   template <int R>
-  static constexpr Ptr get() { return &bf16_tile<R>; }
+  static constexpr Ptr get() {
+    return &bf16_tile<R>;
+  }
 };
 
 constexpr auto kF32Kernels = make_table(std::make_index_sequence<kMR>{}, F32Table{});

@@ -72,8 +72,8 @@ bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor
   p.b.data = b.raw();
   p.b.dtype = bd;
   if (dtype_is_quantized(bd)) {
-    p.b.row_bytes = b.strides()[0] / static_cast<int64_t>(dtype_block_elems(bd)) *
-                    static_cast<int64_t>(dtype_block_bytes(bd));
+    p.b.row_bytes =
+        b.strides()[0] / static_cast<int64_t>(dtype_block_elems(bd)) * static_cast<int64_t>(dtype_block_bytes(bd));
   } else {
     p.b.sk = b.strides()[attrs.transpose_b ? rb - 1 : rb - 2];
     p.b.sn = b.strides()[attrs.transpose_b ? rb - 2 : rb - 1];
@@ -194,9 +194,9 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path) {
   Plan plan;
   if (!plan_for(attrs, in, out, plan)) return false;
-  path = out.numel() > 0 && onednn_route(plan) ? Path::OneDNN
+  path = out.numel() > 0 && onednn_route(plan)        ? Path::OneDNN
          : out.numel() > 0 && small_m_applies(plan.p) ? Path::Panel
-                                                       : Path::Blocked;
+                                                      : Path::Blocked;
   return true;
 }
 

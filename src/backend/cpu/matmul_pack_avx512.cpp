@@ -20,9 +20,12 @@ namespace {
 
 float load_f32(const std::byte* base, DType dt, int64_t index) {
   switch (dt) {
-    case DType::F32: return reinterpret_cast<const float*>(base)[index];
-    case DType::BF16: return bf16_to_f32(reinterpret_cast<const uint16_t*>(base)[index]);
-    default: return f16_to_f32(reinterpret_cast<const uint16_t*>(base)[index]);
+    case DType::F32:
+      return reinterpret_cast<const float*>(base)[index];
+    case DType::BF16:
+      return bf16_to_f32(reinterpret_cast<const uint16_t*>(base)[index]);
+    default:
+      return f16_to_f32(reinterpret_cast<const uint16_t*>(base)[index]);
   }
 }
 
@@ -37,8 +40,8 @@ void to_f32(const std::byte* src, DType dt, int64_t stride, int64_t n, float* ds
     const auto* s = reinterpret_cast<const uint16_t*>(src);
     for (; i + 16 <= n; i += 16) {
       const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-      const __m512 v = dt == DType::BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
-                                         : _mm512_cvtph_ps(h);
+      const __m512 v =
+          dt == DType::BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
       _mm512_storeu_ps(dst + i, v);
     }
   }
@@ -101,8 +104,10 @@ void pack_rows_transposed(const std::byte* const rows[kNR], DType dt, int cols, 
       __m512 r[16];
       const int64_t k = u0 * per_unit, valid = kc - k;
       for (int j = 0; j < 16; ++j) {
-        if (j0 + j >= cols) r[j] = _mm512_setzero_ps();
-        else r[j] = pairs ? load16_pairs(rows[j0 + j], dt, k, valid) : load16_f32(rows[j0 + j], dt, k, valid);
+        if (j0 + j >= cols)
+          r[j] = _mm512_setzero_ps();
+        else
+          r[j] = pairs ? load16_pairs(rows[j0 + j], dt, k, valid) : load16_f32(rows[j0 + j], dt, k, valid);
       }
       transpose16(r);
       const int64_t n_out = std::min<int64_t>(16, units - u0);
@@ -113,8 +118,8 @@ void pack_rows_transposed(const std::byte* const rows[kNR], DType dt, int cols, 
 
 // The rows of an n-major strip: columns n0 .. n0 + cols of b over [k0, k0 + kc) as contiguous rows, in place for
 // plain b, dequantized into `lines` ([cols][line_stride] f32) for quantized b. Returns the rows' dtype.
-DType n_major_rows(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* lines,
-                   int64_t line_stride, const std::byte* rows[kNR]) {
+DType n_major_rows(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* lines, int64_t line_stride,
+                   const std::byte* rows[kNR]) {
   for (int j = 0; j < kNR; ++j) rows[j] = nullptr;
   if (!dtype_is_quantized(b.dtype)) {
     for (int j = 0; j < cols; ++j) rows[j] = b.data + (k0 + (n0 + j) * b.sn) * elem_bytes(b.dtype);
@@ -167,8 +172,8 @@ void pack_b_strip_bf16(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, in
       for (int h = 0; h < 2; ++h) {
         const __mmask16 m = h == 0 ? m0 : m1;
         const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + 16 * h));
-        const __m512i hi = has_r1 ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + b.sk + 16 * h))
-                                  : _mm512_setzero_si512();
+        const __m512i hi =
+            has_r1 ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + b.sk + 16 * h)) : _mm512_setzero_si512();
         _mm512_store_si512(d32 + kp * kNR + 16 * h, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
       }
     }

@@ -53,8 +53,8 @@ void load_a_row(const Tensor& a, const Geometry& g, int64_t r, float* row) {
   int64_t index[kMaxRank] = {};
   unravel(r / g.m, g.batch, index);
   const size_t es = dtype_block_bytes(a.dtype());
-  const std::byte* base = a.raw() + (batch_offset(a, index, g.batch.rank()) + (r % g.m) * g.a_sm) *
-                                        static_cast<int64_t>(es);
+  const std::byte* base =
+      a.raw() + (batch_offset(a, index, g.batch.rank()) + (r % g.m) * g.a_sm) * static_cast<int64_t>(es);
   for (int64_t k = 0; k < g.k; ++k) row[k] = load_as_f32(base + k * g.a_sk * static_cast<int64_t>(es), a.dtype());
 }
 
@@ -108,9 +108,8 @@ void matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) {
   std::vector<TensorMeta> metas;
   for (const Tensor& t : in) metas.push_back({t.dtype(), t.shape()});
   const TensorMeta expect = infer::matmul(attrs, metas);
-  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu",
-            "matmul: output ", out.describe(), " must be a contiguous ", dtype_name(expect.dtype),
-            expect.shape.str());
+  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu", "matmul: output ",
+            out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
   const Geometry g = geometry_of(attrs, in[0], in[1], out);
   if (dtype_is_quantized(in[1].dtype()))
     matmul_quantized(in[0], in[1], g, out);

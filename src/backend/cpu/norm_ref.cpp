@@ -143,8 +143,10 @@ void norm(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out) {
           x, out, x.shape().axis(a.axis),
           [&](std::vector<float>& row) { rms = std::sqrt(mean_square_of(row, 0.0f) + a.eps); },
           [&](float v, int64_t) { return v / rms; });
-    case OpKind::GroupNorm: return group_norm(a, affine, x, out);
-    default: fail("cpu", std::string(op_name(kind)) + ": not a normalization op");
+    case OpKind::GroupNorm:
+      return group_norm(a, affine, x, out);
+    default:
+      fail("cpu", std::string(op_name(kind)) + ": not a normalization op");
   }
 }
 

@@ -12,9 +12,12 @@ namespace {
 
 dnnl::memory::data_type dt_of(DType t) {
   switch (t) {
-    case DType::F32: return dnnl::memory::data_type::f32;
-    case DType::BF16: return dnnl::memory::data_type::bf16;
-    default: fail("onednn", "matmul: unsupported dtype " + std::string(dtype_name(t)));
+    case DType::F32:
+      return dnnl::memory::data_type::f32;
+    case DType::BF16:
+      return dnnl::memory::data_type::bf16;
+    default:
+      fail("onednn", "matmul: unsupported dtype " + std::string(dtype_name(t)));
   }
 }
 

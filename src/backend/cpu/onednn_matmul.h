@@ -13,7 +13,7 @@ namespace ltx::cpu::onednn {
 struct MatmulShape {
   int64_t m = 0, n = 0, k = 0;
   DType a = DType::F32, b = DType::F32, out = DType::F32;  // f32 or bf16
-  int64_t lda = 0;  // a row-major with row stride lda
+  int64_t lda = 0;                                         // a row-major with row stride lda
   int64_t b_sk = 0, b_sn = 0;  // b's element strides (the Linear layout W [N, K] has b_sk = 1, b_sn = K)
   int64_t ldo = 0;
   // b reordered once into oneDNN's preferred blocked layout (set_weights), as an engine keeping its weights

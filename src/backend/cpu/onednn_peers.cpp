@@ -1,8 +1,7 @@
 #include "backend/cpu/onednn_peers.h"
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cmath>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "backend/cpu/onednn_matmul.h"
 #include "core/error.h"

@@ -25,8 +25,7 @@ class AttentionPeer {
 // 3-D convolution x [1, C, T, H, W] * w [O, C, kt, kh, kw], stride 1, zero padding `pad` on every side.
 class ConvPeer {
  public:
-  ConvPeer(int64_t c, int64_t o, const int64_t spatial[3], const int64_t kernel[3], const int64_t pad[3],
-           DType dtype);
+  ConvPeer(int64_t c, int64_t o, const int64_t spatial[3], const int64_t kernel[3], const int64_t pad[3], DType dtype);
   ~ConvPeer();
   // Reorders x and w (plain NCDHW / OIDHW) into the primitive's layouts; run() then times the conv alone.
   void set_inputs(const void* x, const void* w);

@@ -27,9 +27,14 @@ void reduce(OpKind kind, const ReduceAttrs& a, Inputs in, const Tensor& out) {
       for (int i = 0; i < rank; ++i) idx[i] = k[i] + r[i];  // one of the two is 0 on every axis
       const float v = load_as_f32(x.raw() + element_byte_offset(x, idx), x.dtype());
       switch (kind) {
-        case OpKind::ReduceMax: acc = std::isnan(v) || v > acc ? v : acc; break;  // once NaN, stays NaN (torch)
-        case OpKind::ReduceMin: acc = std::isnan(v) || v < acc ? v : acc; break;
-        default: acc += v;
+        case OpKind::ReduceMax:
+          acc = std::isnan(v) || v > acc ? v : acc;
+          break;  // once NaN, stays NaN (torch)
+        case OpKind::ReduceMin:
+          acc = std::isnan(v) || v < acc ? v : acc;
+          break;
+        default:
+          acc += v;
       }
     });
     if (kind == OpKind::ReduceMean) acc /= static_cast<float>(count);

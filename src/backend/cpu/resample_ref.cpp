@@ -41,7 +41,8 @@ void resample(OpKind kind, const ResampleAttrs& a, Inputs in, const Tensor& out)
       case OpKind::UpsampleNearest:
         for (int d = 0; d < n; ++d) src[2 + d] = o[2 + d] / a.factor[static_cast<size_t>(d)];
         break;
-      default: fail("cpu", std::string(op_name(kind)) + ": not a resampling op");
+      default:
+        fail("cpu", std::string(op_name(kind)) + ": not a resampling op");
     }
     std::memcpy(out.raw() + static_cast<size_t>(i++) * es, x.raw() + element_byte_offset(x, src), es);
   });

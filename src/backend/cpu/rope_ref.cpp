@@ -35,8 +35,8 @@ void rope(const RopeAttrs& attrs, Inputs in, const Tensor& out) {
   std::vector<TensorMeta> metas;
   for (const Tensor& t : in) metas.push_back({t.dtype(), t.shape()});
   const TensorMeta expect = infer::rope(attrs, metas);
-  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu",
-            "rope: output ", out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
+  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu", "rope: output ",
+            out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
   const Tensor& x = in[0];
   const Shape& shape = x.shape();  // [..., T, D]
   const int64_t dim = shape.dim(-1);
@@ -54,10 +54,8 @@ void rope(const RopeAttrs& attrs, Inputs in, const Tensor& out) {
     std::vector<float> o(xr.size());
     for (int64_t r = begin; r < end; ++r) {
       load_row(x, x.raw() + row_offset(r, shape, x.strides(), dtype_block_bytes(x.dtype())), dim, xr.data());
-      load_row(cos, cos.raw() + row_offset(r, table, cos.strides(), dtype_block_bytes(cos.dtype())), n_table,
-               c.data());
-      load_row(sin, sin.raw() + row_offset(r, table, sin.strides(), dtype_block_bytes(sin.dtype())), n_table,
-               s.data());
+      load_row(cos, cos.raw() + row_offset(r, table, cos.strides(), dtype_block_bytes(cos.dtype())), n_table, c.data());
+      load_row(sin, sin.raw() + row_offset(r, table, sin.strides(), dtype_block_bytes(sin.dtype())), n_table, s.data());
       if (split) {
         const auto half = static_cast<size_t>(dim / 2);
         for (size_t i = 0; i < half; ++i) {

@@ -73,8 +73,8 @@ Config Config::from_hf_json(const Json& root) {
   } else {
     c.layer_types = pattern_layer_types(c.n_layers, j.value("sliding_window_pattern", int64_t{6}));
   }
-  LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ",
-            c.n_kv_heads, " kv heads");
+  LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ", c.n_kv_heads,
+            " kv heads");
   return c;
 }
 

@@ -28,9 +28,9 @@ struct Config {
   int64_t head_dim = 256;
   double query_pre_attn_scalar = 256;
   double rms_norm_eps = 1e-6;
-  double rope_theta = 1e6;             // global (full-attention) layers
-  double rope_local_base_freq = 1e4;   // sliding layers, never scaled
-  double rope_linear_factor = 1.0;     // global layers only: inv_freq / factor ("linear" rope_scaling)
+  double rope_theta = 1e6;            // global (full-attention) layers
+  double rope_local_base_freq = 1e4;  // sliding layers, never scaled
+  double rope_linear_factor = 1.0;    // global layers only: inv_freq / factor ("linear" rope_scaling)
   int64_t sliding_window = 4096;
   std::vector<LayerType> layer_types;  // one per layer
   // Norm weights as stored: HF checkpoints store w and compute x·(1+w); the GGUF converter stores 1+w

@@ -66,8 +66,8 @@ struct Builder {
     const int64_t b = x.dim(0), t = x.dim(1), hd = c.head_dim;
     const auto heads = [&](Value y, int64_t n, const nn::RmsNorm* norm) {
       y = ops::reshape(y, {b, t, n, hd});
-      if (norm) y = (*norm)(y);                      // QK-norm over head_dim, before RoPE
-      return ops::permute(y, {0, 2, 1, 3});          // [B, n, T, hd]
+      if (norm) y = (*norm)(y);              // QK-norm over head_dim, before RoPE
+      return ops::permute(y, {0, 2, 1, 3});  // [B, n, T, hd]
     };
     Value q = heads(lw.q_proj(x), c.n_heads, &lw.q_norm);
     Value k = heads(lw.k_proj(x), c.n_kv_heads, &lw.k_norm);
@@ -75,13 +75,13 @@ struct Builder {
     q = ops::rope(q, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
     k = ops::rope(k, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
     const Value a = ops::attention(q, k, v, mask[kind], c.attention_scale());  // [B, H, T, hd]
-    return g.name(lw.o_proj(nn::merge_heads(a)), name + ".self_attn.out");    // [B, T, hidden]
+    return g.name(lw.o_proj(nn::merge_heads(a)), name + ".self_attn.out");     // [B, T, hidden]
   }
 
   Value mlp(const LayerWeights& lw, Value x, const std::string& name) {
     // gelu_pytorch_tanh(gate) · up, then down (Gemma3MLP.forward)
     const Value h = ops::mul(ops::gelu_tanh(lw.gate_proj(x)), lw.up_proj(x));  // [B, T, I]
-    return g.name(lw.down_proj(h), name + ".mlp.out");                          // [B, T, hidden]
+    return g.name(lw.down_proj(h), name + ".mlp.out");                         // [B, T, hidden]
   }
 
   struct LayerOut {

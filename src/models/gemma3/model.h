@@ -20,7 +20,7 @@
 namespace ltx::gemma3 {
 
 struct Output {
-  std::vector<Tensor> hidden_states;           // n_layers + 1 tensors, each f32 [B, T, hidden]
+  std::vector<Tensor> hidden_states;            // n_layers + 1 tensors, each f32 [B, T, hidden]
   std::map<std::string, Tensor> intermediates;  // HF module paths: layers.{i}.out, layers.0.self_attn.out, ...
 };
 

@@ -28,10 +28,14 @@ size_t utf8_len(std::string_view s, size_t i) {
 uint32_t utf8_decode(std::string_view s, size_t i, size_t n) {
   const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
   switch (n) {
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    case 4: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    default: return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    case 4:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    default:
+      return b(0);
   }
 }
 
@@ -162,8 +166,8 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
       const auto r = t.vocab_.find(piece.substr(offset));
       if (r == t.vocab_.end()) continue;
       const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
-      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l->second)) << 32) |
-                           static_cast<uint32_t>(r->second);
+      const uint64_t key =
+          (static_cast<uint64_t>(static_cast<uint32_t>(l->second)) << 32) | static_cast<uint32_t>(r->second);
       t.merges_[key] = Merge{rank, id};
     }
   }
@@ -224,10 +228,10 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
       r = s.substr(sp + 1);
     }
     const auto li = t.vocab_.find(l), ri = t.vocab_.find(r), ni = t.vocab_.find(l + r);
-    LTX_CHECK(li != t.vocab_.end() && ri != t.vocab_.end() && ni != t.vocab_.end(), "tokenizer", path, ": merge '",
-              l, " ", r, "' names a piece outside the vocabulary");
-    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(li->second)) << 32) |
-                         static_cast<uint32_t>(ri->second);
+    LTX_CHECK(li != t.vocab_.end() && ri != t.vocab_.end() && ni != t.vocab_.end(), "tokenizer", path, ": merge '", l,
+              " ", r, "' names a piece outside the vocabulary");
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(li->second)) << 32) | static_cast<uint32_t>(ri->second);
     t.merges_.emplace(key, Merge{rank++, ni->second});  // the first listing of a pair wins
   }
   t.build_byte_ids();

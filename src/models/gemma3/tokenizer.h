@@ -66,10 +66,10 @@ class Tokenizer {
   void add_special(const std::string& text, int32_t id);
   void bpe(std::string_view text, std::vector<int32_t>& out) const;
 
-  std::vector<std::string> pieces_;                   // id -> piece as the model spells it
-  std::unordered_map<std::string, int32_t> vocab_;    // piece -> id (the last id for a repeated piece)
-  std::unordered_map<uint64_t, Merge> merges_;        // (left id << 32 | right id) -> rank and merged id
-  std::vector<TrieNode> trie_;                        // added tokens, matched on raw bytes
+  std::vector<std::string> pieces_;                 // id -> piece as the model spells it
+  std::unordered_map<std::string, int32_t> vocab_;  // piece -> id (the last id for a repeated piece)
+  std::unordered_map<uint64_t, Merge> merges_;      // (left id << 32 | right id) -> rank and merged id
+  std::vector<TrieNode> trie_;                      // added tokens, matched on raw bytes
   int32_t byte_ids_[256] = {};
   int32_t unk_id_ = 3, bos_id_ = 2, eos_id_ = 1, pad_id_ = 0;
 };

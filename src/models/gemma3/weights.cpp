@@ -10,7 +10,6 @@
 namespace ltx::gemma3 {
 namespace {
 
-
 // GGUF tensor name -> HF name (llama.cpp gguf-py/gguf/tensor_mapping.py, MODEL_ARCH.GEMMA3). Note "ffn_norm" is
 // the *pre*-feed-forward norm and "post_attention_norm" the post-attention one.
 std::string hf_name_of(const std::string& gguf) {
@@ -36,8 +35,8 @@ std::string hf_name_of(const std::string& gguf) {
     const size_t dot = gguf.find('.', 4);
     if (dot != std::string::npos) {
       const std::string layer = gguf.substr(4, dot - 4);
-      if (auto it = block.find(gguf.substr(dot + 1)); it != block.end() && !layer.empty() &&
-                                                        std::all_of(layer.begin(), layer.end(), ::isdigit))
+      if (auto it = block.find(gguf.substr(dot + 1));
+          it != block.end() && !layer.empty() && std::all_of(layer.begin(), layer.end(), ::isdigit))
         return "model.layers." + layer + "." + it->second;
     }
   }
@@ -87,8 +86,9 @@ std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return 
 std::string detect_hf_root(const WeightSource& source) {
   for (const char* root : {"language_model.model.", "model.language_model.", "model."})
     if (source.contains(std::string(root) + "embed_tokens.weight")) return root;
-  fail("gemma3", source.describe() + ": no Gemma-3 text model found (no embed_tokens.weight under "
-                                     "language_model.model., model.language_model. or model.)");
+  fail("gemma3", source.describe() +
+                     ": no Gemma-3 text model found (no embed_tokens.weight under "
+                     "language_model.model., model.language_model. or model.)");
 }
 
 Weights Weights::load(const Config& c, std::shared_ptr<const WeightSource> source, const std::string& root,

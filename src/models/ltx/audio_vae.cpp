@@ -10,7 +10,7 @@ using video_vae::Conv;
 using video_vae::tap;
 using video_vae::Taps;
 
-constexpr float kPixelNormEps = 1e-6f;  // common/normalization.py build_normalization_layer(PIXEL)
+constexpr float kPixelNormEps = 1e-6f;    // common/normalization.py build_normalization_layer(PIXEL)
 constexpr int64_t kLatentDownsample = 4;  // audio_vae.py LATENT_DOWNSAMPLE_FACTOR
 
 // causal_conv_2d.py CausalConv2d with causality_axis "height" (time): time padded k-1 in front, frequency k/2
@@ -51,8 +51,8 @@ void load_stats(const WeightLoader& root, int64_t n, Tensor& mean, Tensor& std) 
 // The statistics apply in the patchified layout [B, T, (c f)] (patchifiers.py AudioPatchifier), i.e. per (c, f):
 // viewed as [1, C, 1, F] over [B, C, T, F].
 Value stats_view(Graph& g, const std::string& name, const Tensor& s, Value x) {
-  LTX_CHECK(s.dim(0) == x.dim(1) * x.dim(3), "audio_vae", "statistics of ", s.dim(0), " values do not cover ",
-            x.dim(1), " channels × ", x.dim(3), " bins");
+  LTX_CHECK(s.dim(0) == x.dim(1) * x.dim(3), "audio_vae", "statistics of ", s.dim(0), " values do not cover ", x.dim(1),
+            " channels × ", x.dim(3), " bins");
   return g.constant(name, s.reshape({1, x.dim(1), 1, x.dim(3)}));
 }
 
@@ -127,8 +127,8 @@ AudioEncoder AudioEncoder::load(const WeightLoader& root, const AudioVaeConfig& 
   }
   e.mid_1 = load_resnet(enc.scope("mid").scope("block_1"), block_in, block_in, compute);
   e.mid_2 = load_resnet(enc.scope("mid").scope("block_2"), block_in, block_in, compute);
-  e.conv_out = load_causal(enc, "conv_out", block_in, config.double_z ? 2 * config.z_channels : config.z_channels, 3,
-                           compute);
+  e.conv_out =
+      load_causal(enc, "conv_out", block_in, config.double_z ? 2 * config.z_channels : config.z_channels, 3, compute);
   load_stats(root, config.ch, e.stats_mean, e.stats_std);
   return e;
 }

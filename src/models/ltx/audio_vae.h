@@ -35,10 +35,10 @@ struct ResnetBlock {
 struct AudioEncoder {
   AudioVaeConfig config;
   video_vae::Conv conv_in, conv_out;
-  std::vector<std::vector<ResnetBlock>> down;    // per level
-  std::vector<video_vae::Conv> downsample;       // per level but the last
+  std::vector<std::vector<ResnetBlock>> down;  // per level
+  std::vector<video_vae::Conv> downsample;     // per level but the last
   ResnetBlock mid_1, mid_2;
-  Tensor stats_mean, stats_std;                  // [z·M'] in patchified (c, f) order
+  Tensor stats_mean, stats_std;  // [z·M'] in patchified (c, f) order
 
   static AudioEncoder load(const WeightLoader& audio_vae, const AudioVaeConfig& config, DType compute = DType::F32);
   // mel [B, 2, T, M] -> [B, z, T', M'] with T' = (T-1)/4 + 1 for T = 4k+1.

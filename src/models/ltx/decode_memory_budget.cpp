@@ -28,15 +28,23 @@ size_t parse_memory_budget(std::string_view text) {
   }
   std::string unit;
   for (size_t j = i; j < t.size(); ++j) unit += static_cast<char>(std::toupper(static_cast<unsigned char>(t[j])));
-  if (unit.ends_with("IB")) unit = unit.substr(0, unit.size() - 2);
-  else if (unit.size() == 2 && unit[1] == 'B') unit = unit.substr(0, 1);
+  if (unit.ends_with("IB"))
+    unit = unit.substr(0, unit.size() - 2);
+  else if (unit.size() == 2 && unit[1] == 'B')
+    unit = unit.substr(0, 1);
   double scale = 1;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-  else bad("unknown unit '" + t.substr(i) + "'");
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "K")
+    scale = 1024.0;
+  else if (unit == "M")
+    scale = 1024.0 * 1024;
+  else if (unit == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    bad("unknown unit '" + t.substr(i) + "'");
   const double bytes = std::floor(value * scale);
   if (!(bytes >= 1)) bad("must be at least one byte");
   if (bytes >= static_cast<double>(std::numeric_limits<size_t>::max())) bad("too large");

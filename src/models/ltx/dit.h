@@ -19,12 +19,12 @@
 namespace ltx::ltxm {
 
 struct DitStreamWeights {
-  nn::Linear patchify;                        // patchify_proj [D, C]
-  nn::AdaLayerNormSingle adaln;               // adaln_single, coef 6 | 9
+  nn::Linear patchify;                                 // patchify_proj [D, C]
+  nn::AdaLayerNormSingle adaln;                        // adaln_single, coef 6 | 9
   std::optional<nn::AdaLayerNormSingle> prompt_adaln;  // prompt_adaln_single (cross-attention AdaLN), coef 2
   std::optional<nn::Linear> caption_1, caption_2;      // caption_projection.linear_{1,2} (LTX-2.0)
-  Tensor out_table;                           // scale_shift_table [2, D]
-  nn::Linear proj_out;                        // [C_out, D]
+  Tensor out_table;                                    // scale_shift_table [2, D]
+  nn::Linear proj_out;                                 // [C_out, D]
   // A<->V AdaLNs of this stream (audio-video only): av_ca_<stream>_scale_shift (coef 4) and the gate (coef 1).
   std::optional<nn::AdaLayerNormSingle> av_scale_shift, av_gate;
 };

@@ -17,9 +17,9 @@ enum class DitModelType { AudioVideo, VideoOnly };
 // between official releases (spec §3.6). t = that stream's per-token timesteps, σ_other = the other stream's
 // scalar sigma; f = av_ca_timestep_scale_multiplier / timestep_scale_multiplier applies to the gate only.
 enum class AvTimestepSemantics {
-  OtherSigma,           // ltx-core 1.0.0 (the pinned reference, 2026-03): scale/shift σ_other, gate σ_other·f
-  OwnTokensOtherGate,   // ltx-core ≥ 2026-05-28 (HEAD): scale/shift own t, gate σ_other·f
-  OwnTokens,            // first release (2026-01): scale/shift own t, gate own t·f
+  OtherSigma,          // ltx-core 1.0.0 (the pinned reference, 2026-03): scale/shift σ_other, gate σ_other·f
+  OwnTokensOtherGate,  // ltx-core ≥ 2026-05-28 (HEAD): scale/shift own t, gate σ_other·f
+  OwnTokens,           // first release (2026-01): scale/shift own t, gate own t·f
 };
 
 struct DitConfig {

@@ -14,7 +14,7 @@ namespace {
 
 // Graph-side arguments of one stream (ltx_core TransformerArgs).
 struct StreamArgs {
-  std::string p;  // key prefix: "" (video) or "audio_"
+  std::string p;       // key prefix: "" (video) or "audio_"
   std::string stream;  // "video" | "audio"
   Value latent, timesteps, x, mod, emb, context;
   std::optional<Value> prompt_mod, self_bias, cross_cos, cross_sin, av_ss, av_gate;
@@ -54,8 +54,7 @@ Tensor self_attention_bias(const Tensor& mask) {
 
 bool perturbed(const SamplePerturbations& s, Perturbation kind, int64_t block) {
   return std::any_of(s.begin(), s.end(), [&](const PerturbationSpec& p) {
-    return p.kind == kind &&
-           (!p.blocks || std::find(p.blocks->begin(), p.blocks->end(), block) != p.blocks->end());
+    return p.kind == kind && (!p.blocks || std::find(p.blocks->begin(), p.blocks->end(), block) != p.blocks->end());
   });
 }
 
@@ -88,8 +87,7 @@ struct Builder {
   const Perturbations& pert;
   std::map<std::string, Tensor>& host;
 
-  StreamArgs prepare(const DitStreamWeights& sw, const DitStreamInput& in, const DitStreamInput* other,
-                     bool audio) {
+  StreamArgs prepare(const DitStreamWeights& sw, const DitStreamInput& in, const DitStreamInput* other, bool audio) {
     StreamArgs s;
     s.p = audio ? "audio_" : "";
     s.stream = audio ? "audio" : "video";
@@ -128,8 +126,13 @@ struct Builder {
     }
     if (other != nullptr) {
       // Cross-modal tables: the time axis only, midpoint, max_pos = max of both streams' time max_pos.
-      nn::LtxRopeSpec cs{c.audio_cross_attention_dim, heads, c.theta, {std::max(c.max_pos[0], c.audio_max_pos[0])},
-                         true, c.rope_mode, c.float64_grid};
+      nn::LtxRopeSpec cs{c.audio_cross_attention_dim,
+                         heads,
+                         c.theta,
+                         {std::max(c.max_pos[0], c.audio_max_pos[0])},
+                         true,
+                         c.rope_mode,
+                         c.float64_grid};
       const nn::RopeTables cpe = nn::ltx_rope_tables(cs, in.positions.slice(1, 0, 1).contiguous());
       host["rope." + s.stream + "_cross.cos"] = cpe.cos;
       host["rope." + s.stream + "_cross.sin"] = cpe.sin;
@@ -288,11 +291,16 @@ DitOutput Dit::run(const DitCall& call, bool collect_intermediates) {
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string& name = plan.output_names()[i];
     Tensor t = results[i].clone();
-    if (name == "video.velocity") out.video_velocity = t;
-    else if (name == "video.denoised") out.video_denoised = t;
-    else if (name == "audio.velocity") out.audio_velocity = t;
-    else if (name == "audio.denoised") out.audio_denoised = t;
-    else out.intermediates[name] = t;
+    if (name == "video.velocity")
+      out.video_velocity = t;
+    else if (name == "video.denoised")
+      out.video_denoised = t;
+    else if (name == "audio.velocity")
+      out.audio_velocity = t;
+    else if (name == "audio.denoised")
+      out.audio_denoised = t;
+    else
+      out.intermediates[name] = t;
   }
   if (!collect_intermediates) out.intermediates.clear();
   return out;

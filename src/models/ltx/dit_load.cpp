@@ -27,8 +27,8 @@ DitStreamWeights load_stream(const WeightLoader& l, const DitConfig& c, const St
   w.proj_out = nn::Linear::load(l, p + "proj_out", s.dim, s.out_channels, true, compute);
   if (c.has_audio()) {
     const std::string stream = p.empty() ? "video" : "audio";
-    w.av_scale_shift = nn::AdaLayerNormSingle::load(l, "av_ca_" + stream + "_scale_shift_adaln_single", s.dim, 4,
-                                                    compute);
+    w.av_scale_shift =
+        nn::AdaLayerNormSingle::load(l, "av_ca_" + stream + "_scale_shift_adaln_single", s.dim, 4, compute);
     const char* gate = p.empty() ? "av_ca_a2v_gate_adaln_single" : "av_ca_v2a_gate_adaln_single";
     w.av_gate = nn::AdaLayerNormSingle::load(l, gate, s.dim, 1, compute);
   }
@@ -62,8 +62,13 @@ Dit Dit::load(const WeightLoader& loader, const DitConfig& c, DType compute) {
   loader.ignore("audio_embeddings_connector.");
   loader.ignore("embeddings_connector.");
   const StreamDims video{"", c.inner(), c.n_heads, c.head_dim, c.in_channels, c.out_channels, c.cross_attention_dim};
-  const StreamDims audio{"audio_", c.audio_inner(), c.audio_n_heads, c.audio_head_dim, c.audio_in_channels,
-                         c.audio_out_channels, c.audio_cross_attention_dim};
+  const StreamDims audio{"audio_",
+                         c.audio_inner(),
+                         c.audio_n_heads,
+                         c.audio_head_dim,
+                         c.audio_in_channels,
+                         c.audio_out_channels,
+                         c.audio_cross_attention_dim};
   DitWeights& w = d.weights_;
   w.video = load_stream(loader, c, video, compute);
   if (c.has_audio()) w.audio = load_stream(loader, c, audio, compute);
@@ -75,12 +80,12 @@ Dit Dit::load(const WeightLoader& loader, const DitConfig& c, DType compute) {
     if (c.has_audio()) {
       bw.audio = load_block_stream(b, c, audio, compute);
       // transformer.py: both A<->V attentions use the audio head layout; gated as their query stream.
-      bw.audio_to_video = nn::AttentionBlock::load(b, "audio_to_video_attn", c.inner(), c.audio_inner(),
-                                                   c.audio_n_heads, c.audio_head_dim, c.gated_attention, c.norm_eps,
-                                                   compute);
-      bw.video_to_audio = nn::AttentionBlock::load(b, "video_to_audio_attn", c.audio_inner(), c.inner(),
-                                                   c.audio_n_heads, c.audio_head_dim, c.gated_attention, c.norm_eps,
-                                                   compute);
+      bw.audio_to_video =
+          nn::AttentionBlock::load(b, "audio_to_video_attn", c.inner(), c.audio_inner(), c.audio_n_heads,
+                                   c.audio_head_dim, c.gated_attention, c.norm_eps, compute);
+      bw.video_to_audio =
+          nn::AttentionBlock::load(b, "video_to_audio_attn", c.audio_inner(), c.inner(), c.audio_n_heads,
+                                   c.audio_head_dim, c.gated_attention, c.norm_eps, compute);
     }
     w.blocks.push_back(std::move(bw));
   }

@@ -39,7 +39,8 @@ Tensor resample(const Tensor& waveform, int64_t sample_rate, int64_t target_rate
   for (int64_t p = 0; p < next; ++p) {
     for (int64_t i = 0; i < taps; ++i) {
       double t = (static_cast<double>(-p) / static_cast<double>(next) +
-                  static_cast<double>(i - width) / static_cast<double>(orig)) * base_freq;
+                  static_cast<double>(i - width) / static_cast<double>(orig)) *
+                 base_freq;
       t = std::clamp(t, -kLowpassWidth, kLowpassWidth);
       const double w = std::pow(std::cos(t * kPi / kLowpassWidth / 2), 2);
       t *= kPi;
@@ -70,13 +71,13 @@ std::vector<double> slaney_mel_filterbank(int64_t n_freqs, double f_max, int64_t
   // torchaudio.functional.melscale_fbanks with f_min 0, norm "slaney", mel_scale "slaney".
   std::vector<double> all(static_cast<size_t>(n_freqs));
   for (int64_t i = 0; i < n_freqs; ++i)
-    all[static_cast<size_t>(i)] = static_cast<double>(sample_rate / 2) * static_cast<double>(i) /
-                                  static_cast<double>(n_freqs - 1);
+    all[static_cast<size_t>(i)] =
+        static_cast<double>(sample_rate / 2) * static_cast<double>(i) / static_cast<double>(n_freqs - 1);
   const double m_min = hz_to_mel(0.0), m_max = hz_to_mel(f_max);
   std::vector<double> f_pts(static_cast<size_t>(n_mels + 2));
   for (int64_t i = 0; i < n_mels + 2; ++i)
-    f_pts[static_cast<size_t>(i)] = mel_to_hz(m_min + (m_max - m_min) * static_cast<double>(i) /
-                                              static_cast<double>(n_mels + 1));
+    f_pts[static_cast<size_t>(i)] =
+        mel_to_hz(m_min + (m_max - m_min) * static_cast<double>(i) / static_cast<double>(n_mels + 1));
   std::vector<double> fb(static_cast<size_t>(n_freqs * n_mels));
   for (int64_t f = 0; f < n_freqs; ++f) {
     for (int64_t m = 0; m < n_mels; ++m) {
@@ -100,7 +101,8 @@ MelOutputs waveform_to_mel(const Tensor& waveform, int64_t sample_rate, const Me
   const int64_t frames = n / hop + 1;  // centred: (n + 2·half - n_fft) / hop + 1
   std::vector<double> window(static_cast<size_t>(n_fft));
   for (int64_t i = 0; i < n_fft; ++i)  // torch.hann_window (periodic)
-    window[static_cast<size_t>(i)] = 0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
+    window[static_cast<size_t>(i)] =
+        0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
   std::vector<double> cos_t(static_cast<size_t>(n_fft)), sin_t(static_cast<size_t>(n_fft));
   for (int64_t i = 0; i < n_fft; ++i) {
     cos_t[static_cast<size_t>(i)] = std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
@@ -117,7 +119,7 @@ MelOutputs waveform_to_mel(const Tensor& waveform, int64_t sample_rate, const Me
     for (int64_t t = 0; t < frames; ++t) {
       for (int64_t i = 0; i < n_fft; ++i) {
         int64_t s = t * hop + i - half;
-        if (s < 0) s = -s;                   // reflect, edge not repeated
+        if (s < 0) s = -s;  // reflect, edge not repeated
         if (s >= n) s = 2 * (n - 1) - s;
         frame[static_cast<size_t>(i)] = row[s] * window[static_cast<size_t>(i)];
       }

@@ -22,8 +22,8 @@ std::vector<double> doubles(const nlohmann::json& j) {
 }  // namespace
 
 FeatureExtractorVersion feature_extractor_version(const nlohmann::json& tc) {
-  const char* keys[] = {"caption_proj_before_connector", "caption_projection_first_linear",
-                        "caption_proj_input_norm", "caption_projection_second_linear"};
+  const char* keys[] = {"caption_proj_before_connector", "caption_projection_first_linear", "caption_proj_input_norm",
+                        "caption_projection_second_linear"};
   int present = 0;
   for (const char* k : keys) present += tc.contains(k) ? 1 : 0;
   if (present == 0) return FeatureExtractorVersion::V1;
@@ -72,7 +72,7 @@ FeatureExtractor::Out FeatureExtractor::operator()(std::span<const Value> states
     // feature_extractor.py:_norm_and_concat_padded_batch: per sample and layer, over valid tokens:
     // 8·(x − mean)/(max − min + 1e-6), mean = Σx/(n_valid·D + 1e-6).
     const int axes[] = {1, 3};
-    const Value sum = ops::reduce_sum(ops::mul(e, m4), axes, true);                      // [B, 1, L, 1]
+    const Value sum = ops::reduce_sum(ops::mul(e, m4), axes, true);  // [B, 1, L, 1]
     const int t_axis[] = {1};
     const Value n = ops::reshape(ops::reduce_sum(mask, t_axis, true), {b, 1, 1, 1});
     const Value mean = ops::div(sum, ops::scale(n, static_cast<float>(d), 1e-6f));
@@ -133,9 +133,9 @@ EmbeddingsConnector EmbeddingsConnector::load(const WeightLoader& loader, const 
   const WeightLoader blocks = loader.scope("transformer_1d_blocks");
   for (int64_t i = 0; i < config.n_layers; ++i) {
     const WeightLoader blk = blocks.scope(i);
-    c.blocks.push_back({nn::AttentionBlock::load(blk, "attn1", d, d, config.n_heads, config.head_dim, config.gated,
-                                                 1e-6f, compute),
-                        nn::FeedForward::load(blk, "ff", d, d, 4, compute)});
+    c.blocks.push_back(
+        {nn::AttentionBlock::load(blk, "attn1", d, d, config.n_heads, config.head_dim, config.gated, 1e-6f, compute),
+         nn::FeedForward::load(blk, "ff", d, d, 4, compute)});
   }
   return c;
 }

@@ -26,8 +26,8 @@ FeatureExtractorVersion feature_extractor_version(const nlohmann::json& transfor
 
 struct FeatureExtractor {
   FeatureExtractorVersion version = FeatureExtractorVersion::V1;
-  int64_t hidden = 0, n_states = 0;  // Gemma hidden size and number of hidden states (L)
-  nn::Linear aggregate;              // V1: aggregate_embed (no bias); V2: video_aggregate_embed
+  int64_t hidden = 0, n_states = 0;           // Gemma hidden size and number of hidden states (L)
+  nn::Linear aggregate;                       // V1: aggregate_embed (no bias); V2: video_aggregate_embed
   std::optional<nn::Linear> audio_aggregate;  // V2 audio_aggregate_embed, when present
 
   // `root` is "text_embedding_projection."; widths from the transformer config.

@@ -12,7 +12,7 @@ using video_vae::Conv;
 using video_vae::tap;
 using video_vae::Taps;
 
-constexpr int kGroups = 32;        // torch.nn.GroupNorm(32, C) everywhere (model.py, res_block.py)
+constexpr int kGroups = 32;         // torch.nn.GroupNorm(32, C) everywhere (model.py, res_block.py)
 constexpr float kGroupEps = 1e-5f;  // GroupNorm's default
 
 Conv load_conv(const WeightLoader& l, const std::string& name, int64_t in, int64_t out, int spatial, DType compute) {
@@ -58,7 +58,8 @@ Tensor binomial_kernel(int64_t channels) {
   std::vector<float> k(static_cast<size_t>(channels * kSize * kSize));
   for (int64_t c = 0; c < channels; ++c)
     for (int i = 0; i < kSize; ++i)
-      for (int j = 0; j < kSize; ++j) k[static_cast<size_t>((c * kSize + i) * kSize + j)] = row[i] * row[j] / (sum * sum);
+      for (int j = 0; j < kSize; ++j)
+        k[static_cast<size_t>((c * kSize + i) * kSize + j)] = row[i] * row[j] / (sum * sum);
   return Tensor::from_floats(DType::F32, {channels, 1, kSize, kSize}, k);
 }
 
@@ -124,9 +125,15 @@ LatentUpsampler LatentUpsampler::load(const WeightLoader& l, const UpsamplerConf
   load_blocks("res_blocks", u.res_blocks);
   const WeightLoader up = l.scope("upsampler");
   switch (config.head) {
-    case Head::Spatial: u.head_conv = load_conv(up, "0", mid, 4 * mid, 2, compute); break;
-    case Head::Temporal: u.head_conv = load_conv(up, "0", mid, 2 * mid, 3, compute); break;
-    case Head::SpatioTemporal: u.head_conv = load_conv(up, "0", mid, 8 * mid, 3, compute); break;
+    case Head::Spatial:
+      u.head_conv = load_conv(up, "0", mid, 4 * mid, 2, compute);
+      break;
+    case Head::Temporal:
+      u.head_conv = load_conv(up, "0", mid, 2 * mid, 3, compute);
+      break;
+    case Head::SpatioTemporal:
+      u.head_conv = load_conv(up, "0", mid, 8 * mid, 3, compute);
+      break;
     case Head::SpatialRational:
       u.head_conv = load_conv(up, "conv", mid, int64_t{config.num} * config.num * mid, 2, compute);
       // The blur kernel is a fixed buffer some files carry; it is recomputed, the stored copy is not needed.
@@ -141,12 +148,11 @@ LatentUpsampler LatentUpsampler::load(const WeightLoader& l, const UpsamplerConf
 Value LatentUpsampler::forward(Value latent, Taps* taps) const {
   // model.py LatentUpsampler.forward (dims 3).
   Graph& g = *latent.graph;
-  LTX_CHECK(latent.rank() == 5 && latent.dim(1) == config.in_channels, "upsampler", "expects [B, ",
-            config.in_channels, ", F, H, W], got ", latent.shape().str());
+  LTX_CHECK(latent.rank() == 5 && latent.dim(1) == config.in_channels, "upsampler", "expects [B, ", config.in_channels,
+            ", F, H, W], got ", latent.shape().str());
   const int64_t b = latent.dim(0), f = latent.dim(2);
   Value x = tap(taps, "initial_conv.out", initial_conv(latent));
-  x = tap(taps, "initial_norm.out",
-          group_norm(g, x, "initial_norm", initial_norm_weight, initial_norm_bias));
+  x = tap(taps, "initial_norm.out", group_norm(g, x, "initial_norm", initial_norm_weight, initial_norm_bias));
   x = ops::silu(x);
   for (size_t i = 0; i < res_blocks.size(); ++i)
     x = tap(taps, "res_blocks." + std::to_string(i) + ".out", res_block(res_blocks[i], x));

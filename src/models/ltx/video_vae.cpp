@@ -122,7 +122,8 @@ VideoVaeConfig VideoVaeConfig::from_metadata(const Json& config) {
 
 LatentStats LatentStats::load(const WeightLoader& vae, int64_t channels) {
   const WeightLoader s = vae.scope("per_channel_statistics");
-  return {nn::prepare_vector(s.get("mean-of-means", {channels})), nn::prepare_vector(s.get("std-of-means", {channels}))};
+  return {nn::prepare_vector(s.get("mean-of-means", {channels})),
+          nn::prepare_vector(s.get("std-of-means", {channels}))};
 }
 
 TimeEmbedder TimeEmbedder::load(const WeightLoader& loader, std::string_view name, int64_t dim, DType compute) {
@@ -157,15 +158,14 @@ VideoEncoder VideoEncoder::load(const WeightLoader& vae, const VideoVaeConfig& c
         ch *= b.multiplier;
         break;
       case BlockKind::Compress:
-        e.down_blocks.emplace_back(
-            CausalConv3d::load(blocks, idx, ch, ch * b.multiplier, pad, compute, b.stride));
+        e.down_blocks.emplace_back(CausalConv3d::load(blocks, idx, ch, ch * b.multiplier, pad, compute, b.stride));
         ch *= b.multiplier;
         break;
       case BlockKind::CompressRes: {
         const int64_t out = ch * b.multiplier;
         const int64_t prod = b.stride[0] * b.stride[1] * b.stride[2];
-        LTX_CHECK(out % prod == 0 && (ch * prod) % out == 0, "video_vae", "down_blocks.", i, ": widths ", ch, "->",
-                  out, " do not fit stride product ", prod);
+        LTX_CHECK(out % prod == 0 && (ch * prod) % out == 0, "video_vae", "down_blocks.", i, ": widths ", ch, "->", out,
+                  " do not fit stride product ", prod);
         SpaceToDepthDown d;
         d.conv = CausalConv3d::load(bl, "conv", ch, out / prod, pad, compute);
         d.stride = b.stride;
@@ -174,11 +174,12 @@ VideoEncoder VideoEncoder::load(const WeightLoader& vae, const VideoVaeConfig& c
         ch = out;
         break;
       }
-      case BlockKind::DepthToSpace: fail("video_vae", "depth-to-space block in the encoder");
+      case BlockKind::DepthToSpace:
+        fail("video_vae", "depth-to-space block in the encoder");
     }
   }
-  e.conv_out = CausalConv3d::load(enc, "conv_out", ch, config.latent_channels + config.latent_log_var_extra, pad,
-                                  compute);
+  e.conv_out =
+      CausalConv3d::load(enc, "conv_out", ch, config.latent_channels + config.latent_log_var_extra, pad, compute);
   e.stats = LatentStats::load(vae, config.latent_channels);
   return e;
 }
@@ -209,14 +210,13 @@ VideoDecoder VideoDecoder::load(const WeightLoader& vae, const VideoVaeConfig& c
       }
       case BlockKind::ResXY:
         LTX_CHECK(ch % b.multiplier == 0, "video_vae", "up_blocks.", i, ": width ", ch, " / ", b.multiplier);
-        d.up_blocks.emplace_back(load_resnet(blocks, idx, ch, ch / b.multiplier, pad, false, b.inject_noise,
-                                             compute));
+        d.up_blocks.emplace_back(load_resnet(blocks, idx, ch, ch / b.multiplier, pad, false, b.inject_noise, compute));
         ch /= b.multiplier;
         break;
       case BlockKind::DepthToSpace: {
         const int64_t prod = b.stride[0] * b.stride[1] * b.stride[2];
-        LTX_CHECK((prod * ch) % b.multiplier == 0 && ch % b.multiplier == 0, "video_vae", "up_blocks.", i,
-                  ": width ", ch, " not divisible by multiplier ", b.multiplier);
+        LTX_CHECK((prod * ch) % b.multiplier == 0 && ch % b.multiplier == 0, "video_vae", "up_blocks.", i, ": width ",
+                  ch, " not divisible by multiplier ", b.multiplier);
         DepthToSpaceUp u;
         u.conv = CausalConv3d::load(bl, "conv", ch, prod * ch / b.multiplier, pad, compute);
         u.stride = b.stride;
@@ -227,11 +227,12 @@ VideoDecoder VideoDecoder::load(const WeightLoader& vae, const VideoVaeConfig& c
         break;
       }
       case BlockKind::Compress:
-      case BlockKind::CompressRes: fail("video_vae", "downsampling block in the decoder");
+      case BlockKind::CompressRes:
+        fail("video_vae", "downsampling block in the decoder");
     }
   }
-  d.conv_out = CausalConv3d::load(dec, "conv_out", ch, config.out_channels * config.patch_size * config.patch_size,
-                                  pad, compute);
+  d.conv_out = CausalConv3d::load(dec, "conv_out", ch, config.out_channels * config.patch_size * config.patch_size, pad,
+                                  compute);
   if (tc) {
     const Tensor m = dec.get("timestep_scale_multiplier", Shape{});
     if (m.defined()) d.timestep_scale_multiplier = m.to_floats().at(0);

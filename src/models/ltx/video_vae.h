@@ -21,25 +21,25 @@
 namespace ltx::video_vae {
 
 enum class BlockKind : uint8_t {
-  ResX,            // UNetMidBlock3D: n resnet blocks at constant width
-  ResXY,           // one resnet block changing the width (1x1x1 shortcut)
-  Compress,        // encoder: strided causal conv (compress_time / compress_space / compress_all[_x_y])
-  CompressRes,     // encoder: SpaceToDepthDownsample (compress_*_res)
-  DepthToSpace,    // decoder: DepthToSpaceUpsample (compress_time / compress_space / compress_all)
+  ResX,          // UNetMidBlock3D: n resnet blocks at constant width
+  ResXY,         // one resnet block changing the width (1x1x1 shortcut)
+  Compress,      // encoder: strided causal conv (compress_time / compress_space / compress_all[_x_y])
+  CompressRes,   // encoder: SpaceToDepthDownsample (compress_*_res)
+  DepthToSpace,  // decoder: DepthToSpaceUpsample (compress_time / compress_space / compress_all)
 };
 
 struct BlockSpec {
   BlockKind kind = BlockKind::ResX;
-  std::string name;                   // as in the config, e.g. "compress_all_res"
-  int num_layers = 1;                 // ResX
-  int multiplier = 1;                 // width factor (encoder: out = in·m; decoder: out = in/m)
+  std::string name;    // as in the config, e.g. "compress_all_res"
+  int num_layers = 1;  // ResX
+  int multiplier = 1;  // width factor (encoder: out = in·m; decoder: out = in/m)
   std::array<int64_t, 3> stride{1, 1, 1};
-  bool residual = false;              // DepthToSpace (LTX-2.0)
-  bool inject_noise = false;          // ResX in the decoder
+  bool residual = false;      // DepthToSpace (LTX-2.0)
+  bool inject_noise = false;  // ResX in the decoder
 };
 
 struct VideoVaeConfig {
-  int64_t in_channels = 3;            // pixels
+  int64_t in_channels = 3;  // pixels
   int64_t out_channels = 3;
   int64_t latent_channels = 128;
   int64_t patch_size = 4;
@@ -69,9 +69,9 @@ struct ResnetBlock {
   std::string name;
   int64_t in = 0, out = 0;
   CausalConv3d conv1, conv2;
-  Tensor norm3_weight, norm3_bias;        // GroupNorm(1) when in != out
-  Tensor shortcut_weight, shortcut_bias;  // 1x1x1 Conv3d when in != out
-  Tensor scale_shift_table;               // [4, in] with timestep conditioning
+  Tensor norm3_weight, norm3_bias;                // GroupNorm(1) when in != out
+  Tensor shortcut_weight, shortcut_bias;          // 1x1x1 Conv3d when in != out
+  Tensor scale_shift_table;                       // [4, in] with timestep conditioning
   Tensor per_channel_scale1, per_channel_scale2;  // [in, 1, 1] with noise injection
 };
 
@@ -133,7 +133,7 @@ struct VideoDecoder {
   // timestep conditioning
   float timestep_scale_multiplier = 1000.0f;
   std::optional<TimeEmbedder> last_time_embedder;
-  Tensor last_scale_shift_table;  // [2, C]
+  Tensor last_scale_shift_table;      // [2, C]
   float decode_noise_scale = 0.025f;  // video_vae.py VideoDecoder.__init__
   float decode_timestep = 0.05f;
 

@@ -35,8 +35,8 @@ Value add_spatial_noise(Graph& g, Value h, Value noise, const std::string& name,
   const int64_t c = h.dim(1), hh = h.dim(3), ww = h.dim(4);
   LTX_CHECK(noise.rank() == 2 && noise.dim(0) == hh && noise.dim(1) == ww, "video_vae", name, ": noise ",
             noise.shape().str(), " does not match [", hh, ", ", ww, "]");
-  const Value scaled = ops::mul(ops::reshape(noise, {1, 1, 1, hh, ww}),
-                                g.constant(name, scale.reshape({1, c, 1, 1, 1})));
+  const Value scaled =
+      ops::mul(ops::reshape(noise, {1, 1, 1, hh, ww}), g.constant(name, scale.reshape({1, c, 1, 1, 1})));
   return ops::add(h, scaled);
 }
 
@@ -254,8 +254,8 @@ Value VideoDecoder::forward(Value latent, const DecoderNoise& noise, Taps* taps)
   x = tap(taps, "conv_norm_out.out", pixel_norm(x));
   if (tc) {
     const Value emb = tap(taps, "last_time_embedder.out", (*last_time_embedder)(g, scaled_t, batch));  // [B, 2C]
-    const Value ada = ada_values(g, "last_scale_shift_table", last_scale_shift_table, emb);          // [B, 2, C]
-    x = ops::modulate(x, ada_row(ada, 1), ada_row(ada, 0));  // shift, scale
+    const Value ada = ada_values(g, "last_scale_shift_table", last_scale_shift_table, emb);            // [B, 2, C]
+    x = ops::modulate(x, ada_row(ada, 1), ada_row(ada, 0));                                            // shift, scale
   }
   x = tap(taps, "conv_out.out", conv_out(ops::silu(x), causal));
   return unpatchify(x, config.patch_size);

@@ -32,8 +32,7 @@ Value Conv::operator()(Value x) const {
 }
 
 CausalConv3d CausalConv3d::load(const WeightLoader& loader, std::string_view name, int64_t in, int64_t out,
-                                PadMode spatial_mode, DType compute, std::array<int64_t, 3> stride,
-                                int64_t kernel) {
+                                PadMode spatial_mode, DType compute, std::array<int64_t, 3> stride, int64_t kernel) {
   CausalConv3d c;
   c.kernel = kernel;
   const std::array<int64_t, 3> k{kernel, kernel, kernel};

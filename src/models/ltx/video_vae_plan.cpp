@@ -100,10 +100,14 @@ std::vector<int64_t> divisors_descending(int64_t n) {
 
 const char* kind_name(DecodeStrategy::Kind k) {
   switch (k) {
-    case DecodeStrategy::Kind::Whole: return "whole";
-    case DecodeStrategy::Kind::SplitBatch: return "split batch";
-    case DecodeStrategy::Kind::Chunked: return "temporal chunks";
-    case DecodeStrategy::Kind::Tiled: return "spatial tiles";
+    case DecodeStrategy::Kind::Whole:
+      return "whole";
+    case DecodeStrategy::Kind::SplitBatch:
+      return "split batch";
+    case DecodeStrategy::Kind::Chunked:
+      return "temporal chunks";
+    case DecodeStrategy::Kind::Tiled:
+      return "spatial tiles";
   }
   return "?";
 }
@@ -114,16 +118,15 @@ std::string DecodeStrategy::describe() const {
   std::ostringstream o;
   o << kind_name(kind) << ": " << batch_per_run << " item(s) per run, windows of " << window_frames
     << " latent frames keeping " << chunk_frames << ", tiles " << tile_h << "x" << tile_w << " (overlap "
-    << tile_overlap << "), peak " << peak_bytes() << " bytes (plan " << plan_peak_bytes << ", output "
-    << output_bytes << ", staging " << staging_bytes << "), work x" << work;
+    << tile_overlap << "), peak " << peak_bytes() << " bytes (plan " << plan_peak_bytes << ", output " << output_bytes
+    << ", staging " << staging_bytes << "), work x" << work;
   return o.str();
 }
 
 Shape decoded_shape(const VideoDecoder& dec, const Shape& latent) {
   LTX_CHECK(latent.rank() == 5 && latent[1] == dec.config.latent_channels && latent[0] >= 1 && latent[2] >= 1 &&
                 latent[3] >= 1 && latent[4] >= 1,
-            "video_vae", "decoder expects a latent [B, ", dec.config.latent_channels, ", F, H, W], got ",
-            latent.str());
+            "video_vae", "decoder expects a latent [B, ", dec.config.latent_channels, ", F, H, W], got ", latent.str());
   const int64_t t = time_factor(dec);
   return Shape{latent[0], dec.config.out_channels, t * (latent[2] - 1) + 1, latent[3] * space_factor(dec, 1),
                latent[4] * space_factor(dec, 2)};
@@ -164,8 +167,8 @@ std::vector<TemporalWindow> temporal_windows(const VideoDecoder& dec, int64_t la
   for (int64_t s = 0; s < n; s += c) {
     const int64_t e = std::min(n, s + c);
     const int64_t lo = std::clamp<int64_t>(s - before, 0, n - width);
-    LTX_CHECK(window_covers(dec, lo, lo + width, n, s, e), "video_vae", "temporal window [", lo, ", ",
-              lo + width, ") does not make latent frames [", s, ", ", e, ") exact");
+    LTX_CHECK(window_covers(dec, lo, lo + width, n, s, e), "video_vae", "temporal window [", lo, ", ", lo + width,
+              ") does not make latent frames [", s, ", ", e, ") exact");
     const auto [kb, ke] = owned_frames(s, e, t);
     out.push_back({lo, lo + width, kb, ke, t * lo});
   }
@@ -173,8 +176,8 @@ std::vector<TemporalWindow> temporal_windows(const VideoDecoder& dec, int64_t la
 }
 
 std::vector<SpatialTile> spatial_tiles(int64_t size, int64_t tile, int64_t overlap, int64_t scale) {
-  LTX_CHECK(size >= 1 && tile >= 1 && overlap >= 0 && scale >= 1, "video_vae", "spatial tiles of ", tile,
-            " (overlap ", overlap, ") over ", size);
+  LTX_CHECK(size >= 1 && tile >= 1 && overlap >= 0 && scale >= 1, "video_vae", "spatial tiles of ", tile, " (overlap ",
+            overlap, ") over ", size);
   std::vector<SpatialTile> tiles;
   if (tile >= size) {
     tiles.push_back({0, size, std::vector<float>(static_cast<size_t>(size * scale), 1.0f)});
@@ -218,8 +221,8 @@ void build_window_graph(Graph& g, const VideoDecoder& dec, const Shape& window) 
   g.output(dec.forward(x, noise), "video");
 }
 
-DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run,
-                              int64_t chunk_frames, int64_t tile_h, int64_t tile_w, int64_t tile_overlap) {
+DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run, int64_t chunk_frames,
+                              int64_t tile_h, int64_t tile_w, int64_t tile_overlap) {
   const Shape out = decoded_shape(dec, latent);
   const int64_t batch = latent[0], n = latent[2], h = latent[3], w = latent[4];
   LTX_CHECK(batch_per_run >= 1 && batch % batch_per_run == 0, "video_vae", batch_per_run,
@@ -237,10 +240,10 @@ DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int6
   s.work = static_cast<double>(windows.size() * static_cast<size_t>(s.window_frames)) / static_cast<double>(n) *
            static_cast<double>(th.size() * static_cast<size_t>(s.tile_h)) / static_cast<double>(h) *
            static_cast<double>(tw.size() * static_cast<size_t>(s.tile_w)) / static_cast<double>(w);
-  s.kind = s.tile_h < h || s.tile_w < w        ? DecodeStrategy::Kind::Tiled
-           : s.chunk_frames < n                ? DecodeStrategy::Kind::Chunked
-           : batch_per_run < batch             ? DecodeStrategy::Kind::SplitBatch
-                                               : DecodeStrategy::Kind::Whole;
+  s.kind = s.tile_h < h || s.tile_w < w ? DecodeStrategy::Kind::Tiled
+           : s.chunk_frames < n         ? DecodeStrategy::Kind::Chunked
+           : batch_per_run < batch      ? DecodeStrategy::Kind::SplitBatch
+                                        : DecodeStrategy::Kind::Whole;
 
   const Shape window{batch_per_run, latent[1], s.window_frames, s.tile_h, s.tile_w};
   Graph g;
@@ -272,10 +275,12 @@ DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t 
       f *= static_cast<double>(windows.size() * static_cast<size_t>(windows[0].in_end - windows[0].in_begin)) /
            static_cast<double>(n);
     }
-    if (th < h) f *= static_cast<double>(spatial_tiles(h, th, options.tile_overlap, 1).size() *
-                                         static_cast<size_t>(th)) / static_cast<double>(h);
-    if (tw < w) f *= static_cast<double>(spatial_tiles(w, tw, options.tile_overlap, 1).size() *
-                                         static_cast<size_t>(tw)) / static_cast<double>(w);
+    if (th < h)
+      f *= static_cast<double>(spatial_tiles(h, th, options.tile_overlap, 1).size() * static_cast<size_t>(th)) /
+           static_cast<double>(h);
+    if (tw < w)
+      f *= static_cast<double>(spatial_tiles(w, tw, options.tile_overlap, 1).size() * static_cast<size_t>(tw)) /
+           static_cast<double>(w);
     return f;
   };
   const std::vector<int64_t> batches = divisors_descending(batch);

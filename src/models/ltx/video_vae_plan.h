@@ -30,16 +30,16 @@ struct SpatialTile {
 
 struct DecodeStrategy {
   enum class Kind : uint8_t { Whole, SplitBatch, Chunked, Tiled };
-  Kind kind = Kind::Whole;  // the strongest measure taken (a tiled plan may also chunk time and split the batch)
-  int64_t batch_per_run = 1;    // items decoded together; divides the batch
-  int64_t chunk_frames = 0;     // latent frames kept per temporal window (all of them when not chunked)
-  int64_t window_frames = 0;    // latent frames each window decodes: the chunk plus the convolutions' context
+  Kind kind = Kind::Whole;         // the strongest measure taken (a tiled plan may also chunk time and split the batch)
+  int64_t batch_per_run = 1;       // items decoded together; divides the batch
+  int64_t chunk_frames = 0;        // latent frames kept per temporal window (all of them when not chunked)
+  int64_t window_frames = 0;       // latent frames each window decodes: the chunk plus the convolutions' context
   int64_t tile_h = 0, tile_w = 0;  // latent tile size (the latent's when not tiled)
   int64_t tile_overlap = 0;        // latent rows/columns shared by neighbouring tiles
-  size_t plan_peak_bytes = 0;   // Plan::peak_bytes() of the window graph
-  size_t output_bytes = 0;      // the decoded video, f32
-  size_t staging_bytes = 0;     // the window's inputs (latent, noise) and the tiles' 1-D blend weights
-  double work = 1.0;            // latent voxels decoded / latent voxels (recomputed context and overlap)
+  size_t plan_peak_bytes = 0;      // Plan::peak_bytes() of the window graph
+  size_t output_bytes = 0;         // the decoded video, f32
+  size_t staging_bytes = 0;        // the window's inputs (latent, noise) and the tiles' 1-D blend weights
+  double work = 1.0;               // latent voxels decoded / latent voxels (recomputed context and overlap)
 
   size_t peak_bytes() const { return plan_peak_bytes + output_bytes + staging_bytes; }
   bool splits_batch(int64_t batch) const { return batch_per_run < batch; }
@@ -67,8 +67,8 @@ std::vector<SpatialTile> spatial_tiles(int64_t size, int64_t tile, int64_t overl
 void build_window_graph(Graph& g, const VideoDecoder& dec, const Shape& window);
 
 // A strategy with given parameters, priced by compiling its window graph without allocating the arena.
-DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run,
-                              int64_t chunk_frames, int64_t tile_h, int64_t tile_w, int64_t tile_overlap);
+DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run, int64_t chunk_frames,
+                              int64_t tile_h, int64_t tile_w, int64_t tile_overlap);
 // The cheapest strategy whose peak fits `budget_bytes`: exact ones first (whole, split batch, temporal chunks,
 // by work), then spatial tiles (by work). Throws naming the smallest peak when none fits.
 DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t budget_bytes,

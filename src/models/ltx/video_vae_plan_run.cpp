@@ -56,9 +56,9 @@ Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeS
   LTX_CHECK(latent.dtype() == DType::F32, "video_vae", "decode expects an f32 latent, got ", latent.describe());
   const Shape out_shape = decoded_shape(dec, latent.shape());
   const int64_t batch = latent.dim(0), n = latent.dim(2), h = latent.dim(3), w = latent.dim(4);
-  LTX_CHECK(s.batch_per_run >= 1 && batch % s.batch_per_run == 0 && s.chunk_frames >= 1 && s.tile_h >= 1 &&
-                s.tile_w >= 1,
-            "video_vae", "strategy (", s.describe(), ") does not fit latent ", latent.shape().str());
+  LTX_CHECK(
+      s.batch_per_run >= 1 && batch % s.batch_per_run == 0 && s.chunk_frames >= 1 && s.tile_h >= 1 && s.tile_w >= 1,
+      "video_vae", "strategy (", s.describe(), ") does not fit latent ", latent.shape().str());
   // Noise: exactly the tensors the whole decode would read, at the whole latent's shapes.
   const auto needed = dec.noise_inputs(latent.shape());
   LTX_CHECK(noise.size() == needed.size(), "video_vae", "decoder needs ", needed.size(), " noise tensors, got ",

@@ -131,16 +131,17 @@ Generator Generator::load(const WeightLoader& l, const GeneratorConfig& config, 
     up.attrs.pad_before = {(k - s) / 2, 0, 0};
     gen.ups.push_back(up);
     for (size_t j = 0; j < config.resblock_kernel_sizes.size(); ++j) {
-      const WeightLoader rb = l.scope("resblocks").scope(static_cast<int64_t>(i * config.resblock_kernel_sizes.size() + j));
+      const WeightLoader rb =
+          l.scope("resblocks").scope(static_cast<int64_t>(i * config.resblock_kernel_sizes.size() + j));
       const int64_t rk = config.resblock_kernel_sizes[j];
       const auto& dil = config.resblock_dilation_sizes[j];
       LTX_CHECK(dil.size() == 3, "vocoder", "ResBlock1/AMPBlock1 take 3 dilations");
       ResBlock r;
       for (size_t n = 0; n < 3; ++n) {
-        r.convs1.push_back(load_conv1d(rb.scope("convs1"), std::to_string(n), out, out, rk, dil[n],
-                                       get_padding(rk, dil[n]), compute));
-        r.convs2.push_back(load_conv1d(rb.scope("convs2"), std::to_string(n), out, out, rk, 1, get_padding(rk, 1),
-                                       compute));
+        r.convs1.push_back(
+            load_conv1d(rb.scope("convs1"), std::to_string(n), out, out, rk, dil[n], get_padding(rk, dil[n]), compute));
+        r.convs2.push_back(
+            load_conv1d(rb.scope("convs2"), std::to_string(n), out, out, rk, 1, get_padding(rk, 1), compute));
         if (config.amp) {
           r.acts1.push_back(load_act(rb.scope("acts1").scope(static_cast<int64_t>(n)), out));
           r.acts2.push_back(load_act(rb.scope("acts2").scope(static_cast<int64_t>(n)), out));
@@ -196,8 +197,8 @@ std::vector<float> hann_sinc_filter(int64_t ratio) {
   std::vector<float> f(static_cast<size_t>(k));
   const float pi = std::numbers::pi_v<float>;
   for (int64_t i = 0; i < k; ++i) {
-    const float t = (static_cast<float>(i) / static_cast<float>(ratio) - static_cast<float>(width)) *
-                    static_cast<float>(kRolloff);
+    const float t =
+        (static_cast<float>(i) / static_cast<float>(ratio) - static_cast<float>(width)) * static_cast<float>(kRolloff);
     const float tc = std::clamp(t, -static_cast<float>(kLowpassWidth), static_cast<float>(kLowpassWidth));
     const float c = std::cos(tc * pi / static_cast<float>(kLowpassWidth) / 2.0f);
     const float window = c * c;

@@ -31,9 +31,9 @@ struct GeneratorConfig {
 // vocoder.py Activation1d: ×2 Kaiser-sinc upsample (replicate pad), Snake/SnakeBeta, low-pass ×2 downsample.
 struct Activation1d {
   std::string name;
-  Tensor alpha, beta;                 // [C], log-scale
-  Tensor up_filter, down_filter;      // [1, 1, 12] as stored
-  Value operator()(Value x) const;    // [B, C, L] -> [B, C, L]
+  Tensor alpha, beta;               // [C], log-scale
+  Tensor up_filter, down_filter;    // [1, 1, 12] as stored
+  Value operator()(Value x) const;  // [B, C, L] -> [B, C, L]
 };
 
 struct ResBlock {  // ResBlock1 (HiFi-GAN) or AMPBlock1 (BigVGAN)

@@ -129,8 +129,7 @@ Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermedia
   const int64_t padded = (n + hop - 1) / hop * hop;  // zero-padded to whole hops
   std::vector<float> y(static_cast<size_t>(b * ch * padded), 0.0f);
   const std::vector<float> xs = x16.to_floats();
-  for (int64_t r = 0; r < b * ch; ++r)
-    std::copy(xs.begin() + r * n, xs.begin() + (r + 1) * n, y.begin() + r * padded);
+  for (int64_t r = 0; r < b * ch; ++r) std::copy(xs.begin() + r * n, xs.begin() + (r + 1) * n, y.begin() + r * padded);
   // 2. causal log-mel of the 16 kHz signal (host)
   std::vector<float> magnitude, logmel;
   log_mel(v, y, b * ch, padded, magnitude, logmel);
@@ -142,8 +141,8 @@ Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermedia
   if (intermediates) (*intermediates)["bwe_generator.in.mel"] = mel_bwe;
   // 3. residual from the BWE generator + Hann-sinc ×ratio skip, clamped, cropped
   Graph g;
-  const Value res = video_vae::tap(tp, "bwe_generator.out",
-                                   v.bwe_generator.forward(g.input("mel", DType::F32, mel_bwe.shape()), tp));
+  const Value res =
+      video_vae::tap(tp, "bwe_generator.out", v.bwe_generator.forward(g.input("mel", DType::F32, mel_bwe.shape()), tp));
   const Tensor x_pad = Tensor::from_floats(DType::F32, {b, ch, padded}, y);
   Value skip = g.input("x", DType::F32, x_pad.shape());
   // vocoder.py UpSample1d(window "hann"): pad = width, crop [2·width·ratio, L - (K - ratio))
@@ -158,8 +157,8 @@ Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermedia
     a.spatial = 1;
     a.stride = {ratio, 1, 1};
     a.groups = ch;
-    skip = ops::conv_transpose1d(skip, g.constant("resampler.filter", Tensor::from_floats(DType::F32, {ch, 1, k}, filt_c)),
-                                 std::nullopt, a);
+    skip = ops::conv_transpose1d(
+        skip, g.constant("resampler.filter", Tensor::from_floats(DType::F32, {ch, 1, k}, filt_c)), std::nullopt, a);
     skip = ops::scale(skip, static_cast<float>(ratio));
     skip = ops::slice(skip, 2, 2 * width * ratio, skip.dim(2) - (k - ratio));
   }
