@@ -31,24 +31,12 @@
 
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
+#include "backend/cpu/padding.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
 
 namespace ltx::cpu::opt {
 namespace {
-
-// Index into the unpadded input of size n for padded coordinate i, or -1 for a zero (as conv_ref.cpp).
-int64_t source_index(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n) return i;
-  switch (mode) {
-    case PadMode::Replicate:
-      return i < 0 ? 0 : n - 1;
-    case PadMode::Reflect:
-      return i < 0 ? -i : 2 * (n - 1) - i;
-    default:
-      return -1;
-  }
-}
 
 bool pads_with_data(const ConvAttrs& a, int d) {
   const auto i = static_cast<size_t>(d);
@@ -75,14 +63,14 @@ Tensor materialize_padding(const Tensor& x, const ConvAttrs& a) {
     std::vector<int64_t> src_last(static_cast<size_t>(last));
     const int ld = sp - 1;
     for (int64_t w = 0; w < last; ++w)
-      src_last[static_cast<size_t>(w)] = source_index(w - before[ld], n[ld], a.pad_mode[static_cast<size_t>(ld)]);
+      src_last[static_cast<size_t>(w)] = pad_source_index(w - before[ld], n[ld], a.pad_mode[static_cast<size_t>(ld)]);
     for (int64_t r = begin; r < end; ++r) {
       int64_t rem = r, off = 0;  // r indexes [B, C, *S'[:-1]]
       for (int d = shape.rank() - 2; d >= 0; --d) {
         const int64_t idx = rem % shape[d];
         rem /= shape[d];
         const int64_t src =
-            d >= 2 ? source_index(idx - before[d - 2], n[d - 2], a.pad_mode[static_cast<size_t>(d - 2)]) : idx;
+            d >= 2 ? pad_source_index(idx - before[d - 2], n[d - 2], a.pad_mode[static_cast<size_t>(d - 2)]) : idx;
         off += src * x.strides()[d];
       }
       std::byte* dst = xp.raw() + r * last * es;
@@ -271,7 +259,7 @@ void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
               int64_t off = 0;
               for (int d = 0; d < 3 && off >= 0; ++d) {
                 const auto i = static_cast<size_t>(d);
-                const int64_t s = source_index(o[d] * stride[i] + k[d] * dil[i] - pb[i], xdim[d], mode[i]);
+                const int64_t s = pad_source_index(o[d] * stride[i] + k[d] * dil[i] - pb[i], xdim[d], mode[i]);
                 off = s < 0 ? -1 : off + s * xs[d];
               }
               if (off < 0)

@@ -6,26 +6,13 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/padding.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
 
 namespace ltx::cpu::ref {
 namespace {
-
-// Index into the unpadded input of size n for padded coordinate i, or -1 where the padding is a zero. Reflect
-// mirrors without repeating the edge (torch's "reflect"), valid because shape inference keeps pads below n.
-int64_t source_index(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n) return i;
-  switch (mode) {
-    case PadMode::Replicate:
-      return i < 0 ? 0 : n - 1;
-    case PadMode::Reflect:
-      return i < 0 ? -i : 2 * (n - 1) - i;
-    default:
-      return -1;
-  }
-}
 
 float load(const Tensor& t, std::initializer_list<int64_t> index) {
   return load_as_f32(t.raw() + element_byte_offset(t, index.begin()), t.dtype());
@@ -65,7 +52,7 @@ void conv_nd(const ConvAttrs& a, Inputs in, const Tensor& out) {
         for (int d = 0; d < sp; ++d) {
           const auto i = static_cast<size_t>(d);
           const int64_t padded = index[2 + d] * a.stride[i] + k[d] * a.dilation[i] - a.pad_before[i];
-          const int64_t src = source_index(padded, x.dim(2 + d), a.pad_mode[i]);
+          const int64_t src = pad_source_index(padded, x.dim(2 + d), a.pad_mode[i]);
           if (src < 0) {
             x_off = -1;
             break;

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/padding.h"
 #include "core/error.h"
 #include "core/quant.h"
 
@@ -86,20 +87,6 @@ void reshape(const Tensor& x, const Tensor& out) {
   for_each_index(x.shape(), [&](const int64_t* idx) { copy_element(x, idx, out, pos++); });
 }
 
-// The source index along one dimension for padded position i, or -1 when it falls in constant padding.
-int64_t pad_source(PadMode mode, int64_t i, int64_t before, int64_t n) {
-  const int64_t s = i - before;
-  if (s >= 0 && s < n) return s;
-  switch (mode) {
-    case PadMode::Replicate:
-      return std::clamp(s, int64_t{0}, n - 1);
-    case PadMode::Reflect:
-      return s < 0 ? -s : 2 * (n - 1) - s;  // mirror about the edge, edge not repeated
-    default:
-      return -1;
-  }
-}
-
 void pad(const PadAttrs& a, const Tensor& x, const Tensor& out) {
   const float fill = a.mode == PadMode::Constant ? a.value : 0.0f;
   const size_t es = dtype_block_bytes(out.dtype());
@@ -108,7 +95,7 @@ void pad(const PadAttrs& a, const Tensor& x, const Tensor& out) {
     int64_t idx[kMaxRank];
     bool inside = true;
     for (int i = 0; i < x.rank() && inside; ++i) {
-      idx[i] = pad_source(a.mode, o[i], a.before[static_cast<size_t>(i)], x.shape()[i]);
+      idx[i] = pad_source_index(o[i] - a.before[static_cast<size_t>(i)], x.shape()[i], a.mode);
       inside = idx[i] >= 0;
     }
     if (inside)
