@@ -17,7 +17,10 @@ import sys
 import einops
 import torch
 import torch.nn.functional as F
-from safetensors.torch import save_file
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_case import write_safetensors  # noqa: E402  (deterministic header: sorted names and metadata)
 
 from ltx_core.model.audio_vae.vocoder import Snake, SnakeBeta
 from ltx_core.model.common.normalization import PixelNorm
@@ -52,7 +55,7 @@ class Family:
     def save(self):
         path = os.path.join(OUT_DIR, self.name + ".safetensors")
         meta = {"generator": "tools/reference/make_op_goldens_a.py", "torch": torch.__version__}
-        save_file(self.tensors, path, metadata=meta)
+        write_safetensors(Path(path), self.tensors, meta)
         print(f"{path}: {len(self.tensors)} tensors, {os.path.getsize(path)} bytes")
 
 
