@@ -2,9 +2,16 @@
 // embeddings_connector.py, embeddings_processor.py): Gemma-3 tokens (stripped, one <bos>, left-padded to 1024),
 // all hidden states, the feature extractor from `text_embedding_projection.*` and the video / audio embeddings
 // connectors from the checkpoint, whose registers fill the padded positions.
+//
+// Gemma runs on the real tokens only, at their padded positions (gemma3::Model::forward_real_tokens); the feature
+// extractor and connectors still see the full padded sequence, with zeros in the pad rows: the feature extractor
+// masks pads out of its statistics and output, and the connectors replace them with registers, so the contexts
+// equal the reference's all-1024-token computation (tests/pipeline/prompt_encoder_test.cpp). Their graph has one
+// shape (max_length), so its plan is compiled once and reused for every prompt.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "io/json.h"
@@ -17,7 +24,7 @@ namespace ltx::stages {
 
 struct PromptContexts {
   Tensor video, audio;                // [1, max_length, Dv], [1, max_length, Da]
-  std::vector<Tensor> hidden_states;  // Gemma's, [1, max_length, D] each; only when asked for
+  std::vector<Tensor> hidden_states;  // Gemma's, [1, max_length, D] each, zeros at pad positions; when asked for
 };
 
 class PromptEncoder {
@@ -27,16 +34,38 @@ class PromptEncoder {
   static std::unique_ptr<PromptEncoder> load(const std::string& gemma_path,
                                              const std::shared_ptr<const WeightSource>& checkpoint,
                                              const Json& transformer_config, DType compute, int64_t max_length = 1024);
+  // Without a tokenizer: for callers holding token ids (tests); encode() then throws.
+  static std::unique_ptr<PromptEncoder> from_model(gemma3::Model model,
+                                                   const std::shared_ptr<const WeightSource>& checkpoint,
+                                                   const Json& transformer_config, DType compute,
+                                                   int64_t max_length = 1024);
+
   PromptContexts encode(const std::string& prompt, bool keep_hidden_states = false);
+  // ids, mask: [B, max_length], left-padded (the tokenizer's batch). real_tokens = false runs Gemma over every
+  // position as the reference does (pad rows then hold Gemma's outputs instead of zeros); tests compare the two.
+  PromptContexts encode_ids(const Tensor& ids, const Tensor& mask, bool keep_hidden_states = false,
+                            bool real_tokens = true);
+
+  int64_t max_length() const { return max_length_; }
+  const gemma3::Model& model() const { return model_; }
+  const PlanCache& plans() const { return plans_; }  // the feature extractor + connectors plans
 
  private:
-  PromptEncoder(gemma3::Tokenizer tokenizer, gemma3::Model model)
+  PromptEncoder(std::optional<gemma3::Tokenizer> tokenizer, gemma3::Model model)
       : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
-  gemma3::Tokenizer tokenizer_;
+  void load_conditioning(const std::shared_ptr<const WeightSource>& checkpoint, const Json& tc, DType compute);
+  // The real-token hidden states [B, T', D] written into the last T' columns of zero-padded [B, max_length, D]
+  // buffers reused across calls; only the columns the previous call wrote and this one does not are re-zeroed.
+  const std::vector<Tensor>& pad_states(const std::vector<Tensor>& real);
+
+  std::optional<gemma3::Tokenizer> tokenizer_;
   gemma3::Model model_;
   ltxm::FeatureExtractor features_;
   std::unique_ptr<ltxm::EmbeddingsConnector> video_, audio_;
   int64_t max_length_ = 1024;
+  PlanCache plans_;
+  std::vector<Tensor> padded_;  // [B, max_length, D] f32 per hidden state
+  int64_t padded_tail_ = 0;     // columns [max_length - padded_tail_, max_length) may be nonzero
 };
 
 }  // namespace ltx::stages
