@@ -21,6 +21,11 @@ AdaLayerNormSingle::Out AdaLayerNormSingle::operator()(Value sinusoid) const {
   return {linear(ops::silu(e)), e};
 }
 
+AdaLayerNormSingle::Out AdaLayerNormSingle::operator()(Value sinusoid, Value ids) const {
+  const Out rows = (*this)(sinusoid);  // [U, coef·dim], [U, dim]
+  return {ops::gather(rows.modulation, ids), ops::gather(rows.embedded_timestep, ids)};
+}
+
 std::vector<Value> ada_values(const Tensor& table, const std::string& table_name, Value modulation, int64_t first,
                               int64_t count) {
   // modulation: [B, T', coef, dim]; table: [coef_table, dim] with the rows addressed relative to the modulation.

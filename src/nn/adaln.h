@@ -24,6 +24,10 @@ struct AdaLayerNormSingle {
   };
   // sinusoid: [N, 256] from timestep_sinusoid(t·timestep_scale_multiplier).
   Out operator()(Value sinusoid) const;
+  // Per-token timesteps: the MLP runs once per distinct value and its rows are gathered to tokens. sinusoid
+  // [U, 256] of distinct_rows(t).values, ids [N] its ids -> outputs [N, ...]. A row's MLP is the same computation
+  // whether it runs among U rows or N, so this equals operator() on the full sinusoid.
+  Out operator()(Value sinusoid, Value ids) const;
 };
 
 // Per-row modulation parameters: table[rows] (+ broadcast) mod[..., rows, :] for a modulation viewed as

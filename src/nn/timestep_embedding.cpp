@@ -1,6 +1,8 @@
 #include "nn/timestep_embedding.h"
 
+#include <bit>
 #include <cmath>
+#include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
@@ -29,6 +31,18 @@ Tensor timestep_sinusoid(std::span<const float> t, int64_t dim, const SinusoidOp
     }
   }
   return Tensor::from_floats(DType::F32, Shape{n, dim}, out);
+}
+
+DistinctRows distinct_rows(std::span<const float> t) {
+  DistinctRows d;
+  d.ids.reserve(t.size());
+  std::unordered_map<uint32_t, int64_t> index;  // bit pattern -> row: 0.0f and -0.0f stay apart, as their sinusoids
+  for (const float x : t) {
+    const auto [it, added] = index.try_emplace(std::bit_cast<uint32_t>(x), static_cast<int64_t>(d.values.size()));
+    if (added) d.values.push_back(x);
+    d.ids.push_back(it->second);
+  }
+  return d;
 }
 
 TimestepEmbedding TimestepEmbedding::load(const WeightLoader& loader, std::string_view name, int64_t in_channels,

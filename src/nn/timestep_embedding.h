@@ -3,7 +3,9 @@
 // order, because it is a function of a few scalars per call; the MLP runs in the graph.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "nn/layers.h"
 
@@ -18,6 +20,15 @@ struct SinusoidOptions {
 
 // t [N] -> [N, dim] f32: [sin(t·f_i), cos(t·f_i)] (or cos first), f_i = exp(-ln(max_period)·i/(half-shift)).
 Tensor timestep_sinusoid(std::span<const float> t, int64_t dim, const SinusoidOptions& options = {});
+
+// The distinct values of t, in order of first appearance and compared bitwise, with each element's index into them.
+// A call's per-token timesteps take a few values (one sigma per pass, 0 for conditioned tokens), so a function of
+// the timestep alone runs on `values` and is expanded to tokens by gathering with `ids`.
+struct DistinctRows {
+  std::vector<float> values;  // [U]
+  std::vector<int64_t> ids;   // [N], in [0, U)
+};
+DistinctRows distinct_rows(std::span<const float> t);
 
 // linear_2(SiLU(linear_1(s))): keys <name>.linear_1, <name>.linear_2 (both with bias).
 struct TimestepEmbedding {

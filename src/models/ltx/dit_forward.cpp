@@ -30,14 +30,17 @@ std::vector<float> scaled(const Tensor& t, float mult) {
 Value rms(Value x, float eps) { return ops::rms_norm(x, std::nullopt, eps, NormWeight::None); }
 
 // adaln(sinusoid(values)) tapped as <name>.out.{modulation,embedded_timestep}; modulation viewed [B, T', coef, D].
+// The MLPs run once per distinct timestep (a few per call, against thousands of tokens) and are gathered to rows.
 std::pair<Value, Value> run_adaln(Graph& g, Feed& feed, Taps& taps, const nn::AdaLayerNormSingle& a,
                                   const std::vector<float>& values, int64_t b) {
-  const Value s = feed.add(g, a.name + ".sinusoid", nn::timestep_sinusoid(values, nn::kTimestepSinusoidDim));
-  const auto out = a(s);
-  taps(out.modulation, a.name + ".out.modulation");
-  taps(out.embedded_timestep, a.name + ".out.embedded_timestep");
   const auto rows = static_cast<int64_t>(values.size());
   LTX_CHECK(rows % b == 0, "ltx.dit", a.name, ": ", rows, " timesteps for batch ", b);
+  const nn::DistinctRows distinct = nn::distinct_rows(values);
+  const Value s = feed.add(g, a.name + ".sinusoid", nn::timestep_sinusoid(distinct.values, nn::kTimestepSinusoidDim));
+  const Value ids = feed.add(g, a.name + ".timestep_ids", Tensor::from_ints(DType::I32, {rows}, distinct.ids));
+  const auto out = a(s, ids);  // [rows, coef·D], [rows, D]
+  taps(out.modulation, a.name + ".out.modulation");
+  taps(out.embedded_timestep, a.name + ".out.embedded_timestep");
   return {ops::reshape(out.modulation, {b, rows / b, a.coef, a.dim}),
           ops::reshape(out.embedded_timestep, {b, rows / b, a.dim})};
 }
