@@ -26,18 +26,6 @@ void apply(GuiderParams& g, const GuiderOverrides& o) {
   if (o.stg_blocks) g.stg_blocks = *o.stg_blocks;
 }
 
-TextContexts load_text_embeddings(const std::string& path) {
-  const SafetensorsFile f = SafetensorsFile::open(path);
-  auto get = [&](const char* name) {
-    LTX_CHECK(f.contains(name), "generate", path, ": no tensor ", name);
-    return f.get(name).to(DType::F32);
-  };
-  TextContexts t{get("context.video.positive"), get("context.audio.positive"), {}, {}};
-  if (f.contains("context.video.negative")) t.video_negative = get("context.video.negative");
-  if (f.contains("context.audio.negative")) t.audio_negative = get("context.audio.negative");
-  return t;
-}
-
 class StageClock {
  public:
   StageClock(GenerateReport& report, const Progress& progress) : report_(report), progress_(progress) {}
@@ -59,6 +47,25 @@ class StageClock {
 };
 
 }  // namespace
+
+// Precomputed contexts: `context.{video,audio}.{positive,negative}`, or the output of `ltx encode POSITIVE
+// [NEGATIVE]`, whose prompt 0 is the positive and prompt 1 (if any) the negative.
+TextContexts load_text_contexts(const std::string& path) {
+  const SafetensorsFile f = SafetensorsFile::open(path);
+  auto get = [&](const std::string& name) {
+    LTX_CHECK(f.contains(name), "generate", path, ": no tensor ", name);
+    return f.get(name).to(DType::F32);
+  };
+  const bool from_encode = !f.contains("context.video.positive") && f.contains("prompt.0.video_context");
+  const auto name = [&](const char* stream, bool negative) {
+    if (!from_encode) return std::string("context.") + stream + (negative ? ".negative" : ".positive");
+    return std::string("prompt.") + (negative ? "1." : "0.") + stream + "_context";
+  };
+  TextContexts t{get(name("video", false)), get(name("audio", false)), {}, {}};
+  if (f.contains(name("video", true))) t.video_negative = get(name("video", true));
+  if (f.contains(name("audio", true))) t.audio_negative = get(name("audio", true));
+  return t;
+}
 
 void check_request(const GenerateRequest& r) {
   std::vector<std::string> problems;
@@ -112,7 +119,7 @@ GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
   clock.stop();
   TextContexts text;
   if (!r.text_embeddings.empty()) {
-    text = load_text_embeddings(r.text_embeddings);
+    text = load_text_contexts(r.text_embeddings);
   } else {
     clock.start("encode prompt");
     auto encoder = PromptEncoder::load(r.text_encoder, checkpoint, models.config.at("transformer"), r.compute);

@@ -10,6 +10,7 @@
 
 #include "core/dtype.h"
 #include "pipeline/params.h"
+#include "stages/denoise.h"
 
 namespace ltx::stages {
 
@@ -44,6 +45,10 @@ struct GenerateReport {
 };
 
 using Progress = std::function<void(const std::string& message)>;
+
+// Precomputed text contexts from a safetensors file: `context.{video,audio}.{positive,negative}`, or the output of
+// `ltx encode POSITIVE [NEGATIVE]` (prompt 0 positive, prompt 1 negative).
+TextContexts load_text_contexts(const std::string& path);
 
 // Checks the request (sizes, files, conflicting options) and throws one ltx::Error naming every problem, before
 // loading anything.

@@ -108,6 +108,26 @@ TEST(Generate, BadRequestsFailBeforeWorkAndLeaveNothing) {
   fs::remove_all(dir);
 }
 
+// `ltx encode POSITIVE NEGATIVE` output feeds --text-embeddings: the same contexts as the generate naming.
+TEST(Generate, TextContextsReadBothNamings) {
+  const fs::path dir = temp_dir("contexts");
+  const SafetensorsFile in = SafetensorsFile::open(kCase + "inputs.safetensors");
+  const std::vector<std::pair<std::string, Tensor>> encoded = {
+      {"prompt.0.video_context", in.get("context.video.positive")},
+      {"prompt.0.audio_context", in.get("context.audio.positive")},
+      {"prompt.1.video_context", in.get("context.video.negative")},
+      {"prompt.1.audio_context", in.get("context.audio.negative")}};
+  write_safetensors((dir / "encoded.safetensors").string(), encoded);
+  const stages::TextContexts a = stages::load_text_contexts(kCase + "inputs.safetensors");
+  const stages::TextContexts b = stages::load_text_contexts((dir / "encoded.safetensors").string());
+  EXPECT_EQ(a.video_positive.to_floats(), b.video_positive.to_floats());
+  EXPECT_EQ(a.audio_positive.to_floats(), b.audio_positive.to_floats());
+  EXPECT_EQ(a.video_negative.to_floats(), b.video_negative.to_floats());
+  EXPECT_EQ(a.audio_negative.to_floats(), b.audio_negative.to_floats());
+  EXPECT_FALSE(a.video_negative.to_floats().empty());
+  fs::remove_all(dir);
+}
+
 TEST(Generate, RecordedNoiseReplaysToTheSameLatents) {
   stages::AvModels m = stages::load_av_models(open_safetensors(kCase + "weights.safetensors"), DType::F32,
                                               {.video_decoder = false, .audio_decoder = false});
