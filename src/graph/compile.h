@@ -38,6 +38,8 @@ class PlanCache {
   int compiles() const { return compiles_; }
   int hits() const { return hits_; }
   size_t size() const { return n_plans_; }
+  // The largest Plan::peak_bytes() among the cached plans (0 when empty): the activation memory they may need.
+  size_t max_peak_bytes() const;
   void clear();
 
  private:

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "graph/compile.h"
 
 namespace ltx {
@@ -27,6 +29,13 @@ Plan& PlanCache::get(const Graph& graph, const CompileOptions& options) {
   ++compiles_;
   ++n_plans_;
   return *bucket.back().plan;
+}
+
+size_t PlanCache::max_peak_bytes() const {
+  size_t peak = 0;
+  for (const auto& [hash, bucket] : plans_)
+    for (const Entry& e : bucket) peak = std::max(peak, e.plan->peak_bytes());
+  return peak;
 }
 
 void PlanCache::clear() {

@@ -51,5 +51,20 @@ TEST(PlanCache, OtherShapesOrWeightsCompileAgain) {
   EXPECT_EQ(cache.size(), 3u);
 }
 
+// max_peak_bytes() is the largest activation peak among the cached plans: the bigger shape's here.
+TEST(PlanCache, MaxPeakBytesIsTheLargestPlansPeak) {
+  const Tensor w = random_tensor(DType::F32, {16, 16}, 1), b = random_tensor(DType::F32, {16}, 2);
+  PlanCache cache;
+  EXPECT_EQ(cache.max_peak_bytes(), 0u);
+  Graph small, big;
+  build_block(small, w, b, {3, 16});
+  build_block(big, w, b, {64, 16});
+  const size_t small_peak = cache.get(small, no_dump()).peak_bytes();
+  EXPECT_EQ(cache.max_peak_bytes(), small_peak);
+  const size_t big_peak = cache.get(big, no_dump()).peak_bytes();
+  EXPECT_GT(big_peak, small_peak);
+  EXPECT_EQ(cache.max_peak_bytes(), big_peak);
+}
+
 }  // namespace
 }  // namespace ltx::test

@@ -43,7 +43,8 @@ Options parse(Args args) {
     } else if (a == "--all-ops") {
       o.all_ops = true;
     } else {
-      fail("bench", "unknown argument '" + std::string(a) + "'; usage: ltx bench [--reps N] [--quick] [--all-ops]");
+      fail("bench", "unknown argument '" + std::string(a) +
+                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops] | ltx bench --dit-slice DIR [--reps N]");
     }
   }
   return o;
@@ -192,6 +193,7 @@ void bench_conv(const Options& o, const Peaks& peaks, DType dt) {
 }  // namespace
 
 int bench(Args args) {
+  if (!args.empty() && std::string_view(args[0]) == "--dit-slice") return bench_dit_slice(args.subspan(1));
   const Options o = parse(args);
   LTX_CHECK(cpu::gemm::avx512_available(), "bench", "this CPU lacks AVX-512 with BF16; our GEMM does not run here");
   Peaks peaks;

@@ -85,6 +85,7 @@ class Dit {
 
   const DitConfig& config() const { return config_; }
   const DitWeights& weights() const { return weights_; }
+  const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
 
  private:
   DitConfig config_;

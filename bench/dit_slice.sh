@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The issue-5 DiT slice benchmark: two LTX-2.3 blocks at the official widths (video 32x128, audio 32x64, gated
+# attention, cross-attention AdaLN), seeded bf16 weights, 768x512 px x 25 frames (1536 video tokens, 26 audio
+# tokens), 1024-token contexts, one sigma. Our DiT (`ltx bench --dit-slice`, production precision = bf16) and
+# ltx-core's PyTorch LTXModel on the CPU in bf16 (tools/reference/bench_dit_slice.py run), each in a fresh process,
+# with the same weights and inputs; prints one markdown table.
+#
+#   bench/dit_slice.sh [DIR]     DIR (default /tmp/ltx_dit_slice) receives the ~2.4 GB weights on first use
+# Environment: PYTHON (the reference venv's python; default .venv/bin/python), LTX (default build/ltx), REPS
+# (timed calls per side after one warm-up; default 3), LTX_THREADS (ours) / torch's default (PyTorch).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-/tmp/ltx_dit_slice}
+py=${PYTHON:-.venv/bin/python}
+ltx=${LTX:-build/ltx}
+reps=${REPS:-3}
+script=tools/reference/bench_dit_slice.py
+
+if [[ ! -f $dir/weights.safetensors || ! -f $dir/inputs.safetensors ]]; then
+  echo "generating the slice into $dir ..." >&2
+  "$py" "$script" generate "$dir" >&2
+fi
+
+# One side's key=value lines into an associative array; stderr (per-call times) passes through.
+declare -A ours torch
+read_kv() {
+  local -n into=$1
+  shift
+  local line
+  while IFS= read -r line; do into[${line%%=*}]=${line#*=}; done < <("$@")
+}
+read_kv torch "$py" "$script" run "$dir" --reps "$reps"
+read_kv ours "$ltx" bench --dit-slice "$dir" --reps "$reps"
+
+gb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
+gb_kb() { awk -v k="$1" 'BEGIN { printf "%.2f", k * 1024 / 1e9 }'; }
+target=$((ours[weights_bytes] + ours[plan_peak_bytes]))
+
+echo
+echo "DiT slice (LTX-2.3 widths, 2 blocks, 1536 video + 26 audio tokens, 1024-token contexts), bf16 weights; median"
+echo "of $reps calls after one warm-up, wall clock; peak RSS = VmHWM of each side's own process (GB = 1e9 bytes)."
+echo "Threads: ours ${ours[threads]}, PyTorch ${torch[threads]}."
+echo
+echo "| | time per call (s) | ours/PyTorch time | peak RSS (GB) | RSS before load (GB) | weights + plan peak (GB) |"
+echo "|---|---|---|---|---|---|"
+ratio=$(awk -v a="${ours[time_s]}" -v b="${torch[time_s]}" 'BEGIN { printf "%.2f", a / b }')
+echo "| ours (ltx) | ${ours[time_s]} | **$ratio** | $(gb_kb "${ours[peak_rss_kb]}") | $(gb_kb "${ours[baseline_rss_kb]}") | $(gb "${ours[weights_bytes]}") + $(gb "${ours[plan_peak_bytes]}") = **$(gb $target)** |"
+echo "| PyTorch (ltx-core LTXModel) | ${torch[time_s]} | 1.00 | $(gb_kb "${torch[peak_rss_kb]}") | $(gb_kb "${torch[baseline_rss_kb]}") | - |"
+echo
+echo "Targets (issue 5): ours/PyTorch time <= 0.50; our peak RSS <= weights + plan peak."

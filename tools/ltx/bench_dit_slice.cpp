@@ -1,0 +1,99 @@
+// `ltx bench --dit-slice DIR [--reps N]`: our side of the issue-5 DiT slice benchmark. DIR holds weights.safetensors
+// and inputs.safetensors written by tools/reference/bench_dit_slice.py (two LTX-2.3 blocks at the official widths,
+// seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Loads the DiT in production precision
+// (bf16), runs one warm-up call and N timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside
+// PyTorch's: time_s (median wall seconds per call), baseline_rss_kb (VmRSS before loading), peak_rss_kb (VmHWM at
+// the end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan), threads.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "io/json.h"
+#include "io/safetensors.h"
+#include "models/ltx/dit.h"
+#include "nn/weight_loader.h"
+#include "nn/weight_source.h"
+
+namespace ltx::cli {
+namespace {
+
+long proc_status_kb(const std::string& key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(key + ":", 0) == 0) return std::atol(line.c_str() + key.size() + 1);
+  fail("bench", "no " + key + " in /proc/self/status");
+}
+
+ltxm::DitStreamInput stream_input(const SafetensorsFile& in, const std::string& stream) {
+  ltxm::DitStreamInput s;
+  s.latent = in.get(stream + ".latent");
+  s.sigma = in.get(stream + ".sigma");
+  s.timesteps = in.get(stream + ".timesteps");
+  s.positions = in.get(stream + ".positions");
+  s.context = in.get(stream + ".context");
+  return s;
+}
+
+}  // namespace
+
+int bench_dit_slice(Args args) {
+  std::string dir;
+  int reps = 3;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--reps" && i + 1 < args.size())
+      reps = std::max(1, std::atoi(args[++i]));
+    else if (dir.empty() && !a.starts_with("--"))
+      dir = a;
+    else
+      fail("bench", "unknown argument '" + std::string(a) + "'; usage: ltx bench --dit-slice DIR [--reps N]");
+  }
+  LTX_CHECK(!dir.empty(), "bench", "usage: ltx bench --dit-slice DIR [--reps N] (DIR from bench/dit_slice.sh)");
+  const long baseline_kb = proc_status_kb("VmRSS");
+
+  auto source = open_safetensors(dir + "/weights.safetensors");
+  const auto it = source->metadata().find("config");
+  LTX_CHECK(it != source->metadata().end(), "bench", source->describe(), ": no `config` metadata");
+  const nlohmann::json cfg = nlohmann::json::parse(it->second);
+  const ltxm::DitConfig config = ltxm::DitConfig::from_metadata(cfg.at("transformer"), ltxm::DitModelType::AudioVideo);
+  size_t weights_bytes = 0;
+  for (const std::string& name : source->names()) weights_bytes += source->get(name).nbytes();
+  ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16);
+
+  const SafetensorsFile in = SafetensorsFile::open(dir + "/inputs.safetensors");
+  ltxm::DitCall call;
+  call.video = stream_input(in, "video");
+  call.audio = stream_input(in, "audio");
+
+  std::vector<double> times;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ltxm::DitOutput out = dit.run(call);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    LTX_CHECK(out.video_velocity.defined() && out.audio_velocity.defined(), "bench", "the DiT returned no velocity");
+    std::fprintf(stderr, "# call %d: %.3f s\n", r, s);
+    if (r > 0) times.push_back(s);
+  }
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  const double median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  std::printf("time_s=%.4f\n", median);
+  std::printf("baseline_rss_kb=%ld\n", baseline_kb);
+  std::printf("peak_rss_kb=%ld\n", proc_status_kb("VmHWM"));
+  std::printf("weights_bytes=%zu\n", weights_bytes);
+  std::printf("plan_peak_bytes=%zu\n", dit.plans().max_peak_bytes());
+  std::printf("plans=%zu\n", dit.plans().size());
+  std::printf("threads=%d\n", thread_count());
+  return 0;
+}
+
+}  // namespace ltx::cli
