@@ -26,65 +26,51 @@ struct Case {
   bool bias;
 };
 
-ConvAttrs attrs_of(int spatial, std::array<int64_t, 3> stride, std::array<int64_t, 3> dilation,
-                   std::array<int64_t, 3> before, std::array<int64_t, 3> after, std::array<PadMode, 3> mode,
-                   int64_t groups) {
-  ConvAttrs a;
-  a.spatial = spatial;
-  a.stride = stride;
-  a.dilation = dilation;
-  a.pad_before = before;
-  a.pad_after = after;
-  a.pad_mode = mode;
-  a.groups = groups;
-  return a;
-}
-
 constexpr auto Z = PadMode::Zeros, R = PadMode::Reflect, P = PadMode::Replicate;
 
 std::vector<Case> cases() {
   return {
-      {"1d plain", {2, 5, 37}, {7, 5, 3}, attrs_of(1, {1}, {1}, {1}, {1}, {Z}, 1), true},
-      {"1d stride dilation reflect", {1, 6, 41}, {4, 6, 5}, attrs_of(1, {2}, {3}, {4}, {3}, {R}, 1), false},
-      {"1d groups replicate", {2, 8, 29}, {12, 2, 3}, attrs_of(1, {1}, {1}, {2}, {0}, {P}, 4), true},
-      {"1d depthwise", {1, 6, 33}, {6, 1, 7}, attrs_of(1, {1}, {1}, {3}, {3}, {Z}, 6), true},
-      {"2d plain", {1, 3, 13, 17}, {5, 3, 3, 3}, attrs_of(2, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {Z, Z}, 1), true},
+      {"1d plain", {2, 5, 37}, {7, 5, 3}, conv_attrs(1, {1}, {1}, {1}, {1}, {Z}, 1), true},
+      {"1d stride dilation reflect", {1, 6, 41}, {4, 6, 5}, conv_attrs(1, {2}, {3}, {4}, {3}, {R}, 1), false},
+      {"1d groups replicate", {2, 8, 29}, {12, 2, 3}, conv_attrs(1, {1}, {1}, {2}, {0}, {P}, 4), true},
+      {"1d depthwise", {1, 6, 33}, {6, 1, 7}, conv_attrs(1, {1}, {1}, {3}, {3}, {Z}, 6), true},
+      {"2d plain", {1, 3, 13, 17}, {5, 3, 3, 3}, conv_attrs(2, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {Z, Z}, 1), true},
       {"2d stride 2 reflect",
        {2, 4, 15, 12},
        {6, 4, 3, 3},
-       attrs_of(2, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {R, R}, 1),
+       conv_attrs(2, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {R, R}, 1),
        false},
       {"2d dilation asymmetric pads",
        {1, 5, 14, 19},
        {3, 5, 3, 2},
-       attrs_of(2, {1, 2}, {2, 3}, {2, 0}, {1, 3}, {Z, Z}, 1),
+       conv_attrs(2, {1, 2}, {2, 3}, {2, 0}, {1, 3}, {Z, Z}, 1),
        true},
       {"2d groups mixed modes",
        {1, 6, 11, 9},
        {9, 2, 3, 3},
-       attrs_of(2, {1, 1}, {1, 1}, {1, 2}, {1, 1}, {P, R}, 3),
+       conv_attrs(2, {1, 1}, {1, 1}, {1, 2}, {1, 1}, {P, R}, 3),
        true},
-      {"2d 1x1", {2, 16, 7, 5}, {24, 16, 1, 1}, attrs_of(2, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {Z, Z}, 1), true},
+      {"2d 1x1", {2, 16, 7, 5}, {24, 16, 1, 1}, conv_attrs(2, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {Z, Z}, 1), true},
       // LTX's CausalConv3d: replicate k-1 frames before in time, zeros (or reflection) in space.
       {"3d causal zeros",
        {1, 8, 5, 9, 11},
        {12, 8, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
+       conv_attrs(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
        true},
       {"3d causal reflect",
        {1, 16, 4, 7, 6},
        {16, 16, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, R, R}, 1),
+       conv_attrs(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, R, R}, 1),
        true},
       {"3d stride groups dilation",
        {2, 8, 7, 9, 10},
        {8, 4, 3, 3, 2},
-       attrs_of(3, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {1, 2, 1}, {Z, Z, Z}, 2),
+       conv_attrs(3, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {1, 2, 1}, {Z, Z, Z}, 2),
        false},
       {"3d wide channels",
        {1, 64, 3, 6, 7},
        {48, 64, 3, 3, 3},
-       attrs_of(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
+       conv_attrs(3, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1),
        true},
   };
 }

@@ -10,20 +10,6 @@ LTX_COVERS_OPS(OpKind::Conv, OpKind::ConvTranspose1d);
 
 constexpr PadMode Z = PadMode::Zeros, R = PadMode::Reflect, P = PadMode::Replicate;
 
-ConvAttrs attrs(int spatial, std::array<int64_t, 3> stride, std::array<int64_t, 3> dilation,
-                std::array<int64_t, 3> before, std::array<int64_t, 3> after, std::array<PadMode, 3> mode,
-                int64_t groups) {
-  ConvAttrs a;
-  a.spatial = spatial;
-  a.stride = stride;
-  a.dilation = dilation;
-  a.pad_before = before;
-  a.pad_after = after;
-  a.pad_mode = mode;
-  a.groups = groups;
-  return a;
-}
-
 struct Case {
   const char* name;
   OpKind kind;
@@ -32,22 +18,22 @@ struct Case {
 
 // The attributes of each case in make_op_goldens_b.py, written with ours.
 std::vector<Case> cases() {
-  ConvAttrs t1 = attrs(1, {3, 1, 1}, {1, 1, 1}, {2, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 1);
+  ConvAttrs t1 = conv_attrs(1, {3, 1, 1}, {1, 1, 1}, {2, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 1);
   t1.output_padding = 1;
-  ConvAttrs t2 = attrs(1, {2, 1, 1}, {2, 1, 1}, {1, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 3);
+  ConvAttrs t2 = conv_attrs(1, {2, 1, 1}, {2, 1, 1}, {1, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 3);
   t2.output_padding = 1;
   return {
-      {"conv1d", OpKind::Conv, attrs(1, {2, 1, 1}, {1, 1, 1}, {1, 0, 0}, {1, 0, 0}, {Z, Z, Z}, 1)},
-      {"conv1d_groups", OpKind::Conv, attrs(1, {1, 1, 1}, {2, 1, 1}, {3, 0, 0}, {1, 0, 0}, {R, Z, Z}, 2)},
-      {"conv2d", OpKind::Conv, attrs(2, {2, 1, 1}, {1, 1, 1}, {1, 0, 0}, {1, 1, 0}, {P, P, Z}, 1)},
-      {"conv2d_depthwise", OpKind::Conv, attrs(2, {1, 1, 1}, {1, 2, 1}, {1, 2, 0}, {1, 2, 0}, {Z, Z, Z}, 4)},
-      {"conv3d", OpKind::Conv, attrs(3, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {Z, Z, Z}, 1)},
-      {"conv2d_bf16", OpKind::Conv, attrs(2, {1, 1, 1}, {1, 1, 1}, {1, 1, 0}, {1, 1, 0}, {R, R, Z}, 1)},
+      {"conv1d", OpKind::Conv, conv_attrs(1, {2, 1, 1}, {1, 1, 1}, {1, 0, 0}, {1, 0, 0}, {Z, Z, Z}, 1)},
+      {"conv1d_groups", OpKind::Conv, conv_attrs(1, {1, 1, 1}, {2, 1, 1}, {3, 0, 0}, {1, 0, 0}, {R, Z, Z}, 2)},
+      {"conv2d", OpKind::Conv, conv_attrs(2, {2, 1, 1}, {1, 1, 1}, {1, 0, 0}, {1, 1, 0}, {P, P, Z}, 1)},
+      {"conv2d_depthwise", OpKind::Conv, conv_attrs(2, {1, 1, 1}, {1, 2, 1}, {1, 2, 0}, {1, 2, 0}, {Z, Z, Z}, 4)},
+      {"conv3d", OpKind::Conv, conv_attrs(3, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {Z, Z, Z}, 1)},
+      {"conv2d_bf16", OpKind::Conv, conv_attrs(2, {1, 1, 1}, {1, 1, 1}, {1, 1, 0}, {1, 1, 0}, {R, R, Z}, 1)},
       // CausalConv3d(kernel 3, stride (1,2,2), zeros in space), causal: time pads 2 copies of frame 0 before and
       // nothing after; space pads kernel//2 zeros on each side (ltx_core/model/video_vae/convolution.py).
-      {"causal_conv3d", OpKind::Conv, attrs(3, {1, 2, 2}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1)},
+      {"causal_conv3d", OpKind::Conv, conv_attrs(3, {1, 2, 2}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1)},
       // CausalConv3d(kernel 3, reflect in space), non-causal: (k-1)/2 replicated edge frames on each side.
-      {"causal_conv3d_reflect", OpKind::Conv, attrs(3, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {P, R, R}, 1)},
+      {"causal_conv3d_reflect", OpKind::Conv, conv_attrs(3, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {P, R, R}, 1)},
       {"conv_transpose1d", OpKind::ConvTranspose1d, t1},
       {"conv_transpose1d_groups", OpKind::ConvTranspose1d, t2},
   };
@@ -77,7 +63,7 @@ TEST(Conv, StrideZeroBatch) {
   const Tensor x = golden_b("conv", "conv2d_depthwise.x");  // [1, 4, 6, 5]
   const std::vector<Tensor> in{x.broadcast_to(Shape{2, 4, 6, 5}), golden_b("conv", "conv2d_depthwise.w"),
                                golden_b("conv", "conv2d_depthwise.b")};
-  const ConvAttrs a = attrs(2, {1, 1, 1}, {1, 2, 1}, {1, 2, 0}, {1, 2, 0}, {Z, Z, Z}, 4);
+  const ConvAttrs a = conv_attrs(2, {1, 1, 1}, {1, 2, 1}, {1, 2, 0}, {1, 2, 0}, {Z, Z, Z}, 4);
   const Tensor out = run_reference(OpKind::Conv, a, in);  // [2, 4, 6, 5]
   const Tensor expected = golden_b("conv", "conv2d_depthwise.out");
   expect_close(out.slice(0, 0, 1), expected, kF32Atol, kF32Rtol, "batch 0");
@@ -85,7 +71,7 @@ TEST(Conv, StrideZeroBatch) {
 }
 
 TEST(Conv, ShapeInference) {
-  const ConvAttrs a = attrs(3, {1, 2, 2}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1);
+  const ConvAttrs a = conv_attrs(3, {1, 2, 2}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {P, Z, Z}, 1);
   const std::vector<TensorMeta> in{{DType::BF16, {2, 3, 4, 5, 6}}, {DType::BF16, {4, 3, 3, 3, 3}}, {DType::F32, {4}}};
   const TensorMeta out = infer_output(OpKind::Conv, a, in);
   EXPECT_EQ(out.dtype, DType::BF16);
@@ -93,7 +79,7 @@ TEST(Conv, ShapeInference) {
 }
 
 TEST(Conv, ShapeInferenceErrors) {
-  const ConvAttrs a1 = attrs(1, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 1);
+  const ConvAttrs a1 = conv_attrs(1, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {Z, Z, Z}, 1);
   const TensorMeta x{DType::F32, {1, 4, 5}};
   expect_op_error(OpKind::Conv, a1, {x, {DType::F32, {2, 3, 3}}}, "groups");
   expect_op_error(OpKind::Conv, a1, {x, {DType::F32, {2, 4, 3}}, {DType::F32, {3}}}, "bias");
@@ -102,7 +88,7 @@ TEST(Conv, ShapeInferenceErrors) {
   ConvAttrs grouped = a1;
   grouped.groups = 3;
   expect_op_error(OpKind::Conv, grouped, {{DType::F32, {1, 6, 5}}, {DType::F32, {4, 2, 3}}}, "groups");
-  ConvAttrs reflect = attrs(1, {1, 1, 1}, {1, 1, 1}, {5, 0, 0}, {0, 0, 0}, {R, Z, Z}, 1);
+  ConvAttrs reflect = conv_attrs(1, {1, 1, 1}, {1, 1, 1}, {5, 0, 0}, {0, 0, 0}, {R, Z, Z}, 1);
   expect_op_error(OpKind::Conv, reflect, {x, {DType::F32, {2, 4, 3}}}, "reflect padding");
   ConvAttrs constant = a1;
   constant.pad_mode[0] = PadMode::Constant;

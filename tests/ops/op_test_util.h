@@ -61,6 +61,21 @@ inline Tensor non_contiguous(const Tensor& t) {
   return back;
 }
 
+// Conv attributes per spatial dimension, outermost first; entries past `spatial` are ignored.
+inline ConvAttrs conv_attrs(int spatial, std::array<int64_t, 3> stride, std::array<int64_t, 3> dilation,
+                            std::array<int64_t, 3> before, std::array<int64_t, 3> after, std::array<PadMode, 3> mode,
+                            int64_t groups) {
+  ConvAttrs a;
+  a.spatial = spatial;
+  a.stride = stride;
+  a.dilation = dilation;
+  a.pad_before = before;
+  a.pad_after = after;
+  a.pad_mode = mode;
+  a.groups = groups;
+  return a;
+}
+
 // Output tensor for a call, shaped by shape inference.
 inline Tensor output_for(OpKind kind, const OpAttrs& attrs, std::span<const Tensor> inputs) {
   std::vector<TensorMeta> metas;
