@@ -1,12 +1,35 @@
 #include "graph/plan.h"
 
+#include <chrono>
 #include <sstream>
 
 #include "backend/cpu/kernels.h"
 #include "core/error.h"
 #include "graph/dump.h"
+#include "graph/profile.h"
 
 namespace ltx {
+namespace {
+
+// "MatMul f32,bf16->f32" or "fused[Mul Add] f32->bf16": what LTX_PROFILE accumulates time under.
+std::string profile_label(const Step& step, const Tensor& out) {
+  std::ostringstream text;
+  if (step.kind == Step::Kind::Fused) {
+    text << "fused[";
+    for (size_t i = 0; i < step.program.instrs.size(); ++i)
+      text << (i ? " " : "") << op_name(step.program.instrs[i].kind);
+    text << "]";
+  } else {
+    text << op_name(step.op);
+  }
+  text << " ";
+  for (size_t i = 0; i < step.in_tensors.size(); ++i)
+    text << (i ? "," : "") << (step.in_tensors[i].defined() ? dtype_name(step.in_tensors[i].dtype()) : "-");
+  text << "->" << dtype_name(out.dtype());
+  return text.str();
+}
+
+}  // namespace
 
 std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
   LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");
@@ -21,12 +44,15 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
     const Slot& s = slots_[static_cast<size_t>(steps_[static_cast<size_t>(step)].in_slots[static_cast<size_t>(arg)])];
     steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = inputs[static_cast<size_t>(s.input_index)];
   }
+  const bool profiling = profile::enabled();
   for (Step& step : steps_) {
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
+    const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (step.kind == Step::Kind::Fused)
       cpu::run_fused(step.program, step.in_tensors, out);
     else
       cpu::run(step.op, step.attrs, step.in_tensors, out);
+    if (profiling) profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start);
   }
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];
