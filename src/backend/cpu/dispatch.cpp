@@ -11,6 +11,9 @@ void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out) {
   if ((kind == OpKind::Conv || kind == OpKind::ConvTranspose1d) &&
       opt::try_conv(kind, std::get<ConvAttrs>(attrs), inputs, out))
     return;
+  if ((kind == OpKind::Slice || kind == OpKind::Permute || kind == OpKind::Gather) &&
+      opt::try_layout(kind, attrs, inputs, out))
+    return;
   run_reference(kind, attrs, inputs, out);
 }
 

@@ -9,5 +9,7 @@ namespace ltx::cpu::opt {
 bool try_matmul(const MatMulAttrs& a, Inputs in, const Tensor& out);           // matmul*.cpp
 bool try_attention(const AttentionAttrs& a, Inputs in, const Tensor& out);     // attention_opt*.cpp
 bool try_conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out);  // conv_opt*.cpp
+// Slice, Permute, Gather (layout_opt.cpp)
+bool try_layout(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out);
 
 }  // namespace ltx::cpu::opt
