@@ -41,7 +41,7 @@ TEST(Attention, MatchesTorchGoldens) {
     expect_close(out, expected, atol, rtol, "contiguous");
 
     std::vector<Tensor> strided;
-    for (const Tensor& t : in) strided.push_back(strided_copy(t));
+    for (const Tensor& t : in) strided.push_back(non_contiguous(t));
     expect_close(run_reference(OpKind::Attention, c.attrs, strided), expected, atol, rtol, "non-contiguous");
 
     if (c.mask) {  // the mask as an explicit stride-0 view of the full score shape

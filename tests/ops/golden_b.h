@@ -33,17 +33,6 @@ inline constexpr float kF32Rtol = 1e-5f;
 inline constexpr float kBf16Atol = 1e-5f;
 inline constexpr float kBf16Rtol = 1.0f / 128.0f;
 
-// A non-contiguous copy of t: non_contiguous()'s transposed layout when the last two dims are both > 1 (a
-// transpose of a size-1 dim would still be contiguous), else a stride-2 view of the last dim.
-inline Tensor strided_copy(const Tensor& t) {
-  if (t.rank() >= 2 && t.dim(-1) > 1 && t.dim(-2) > 1) return non_contiguous(t);
-  Shape wide = t.shape();
-  wide[t.rank() - 1] *= 2;
-  Tensor view = Tensor::empty(t.dtype(), wide).slice(-1, 0, wide.dim(-1), 2);
-  view.copy_from(t);
-  return view;
-}
-
 // Shape inference of `kind` must reject these inputs with an "[op] <name>: ..." error containing `fragment`.
 inline void expect_op_error(OpKind kind, const OpAttrs& attrs, std::vector<TensorMeta> metas,
                             const std::string& fragment) {

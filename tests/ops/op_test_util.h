@@ -46,19 +46,24 @@ inline Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed, floa
   return Tensor::from_floats(dtype, shape, random_values(shape.numel(), seed, lo, hi));
 }
 
-// The same values as `t`, laid out non-contiguously: stored with the last two axes swapped, then viewed back.
+// The same values as `t`, laid out non-contiguously: stored with the last two axes swapped when both exceed 1 (a
+// transpose involving a size-1 axis would still be contiguous), else every other element of a buffer twice as long
+// on the last axis. A scalar has no other layout and is returned as is.
 inline Tensor non_contiguous(const Tensor& t) {
-  if (t.rank() < 2) {  // every other element of a buffer twice as long
-    Tensor wide = Tensor::empty(t.dtype(), Shape{t.numel() * 2});
-    Tensor view = wide.slice(0, 0, t.numel() * 2, 2);
-    view.copy_from(t);
-    return view;
+  if (t.rank() == 0) return t;
+  if (t.rank() >= 2 && t.dim(-1) > 1 && t.dim(-2) > 1) {
+    Tensor swapped = Tensor::empty(t.dtype(), t.transpose(-1, -2).shape());
+    swapped.copy_from(t.transpose(-1, -2));
+    Tensor back = swapped.transpose(-1, -2);
+    EXPECT_FALSE(back.is_contiguous());
+    return back;
   }
-  Tensor swapped = Tensor::empty(t.dtype(), t.transpose(-1, -2).shape());
-  swapped.copy_from(t.transpose(-1, -2));
-  Tensor back = swapped.transpose(-1, -2);
-  EXPECT_FALSE(back.is_contiguous());
-  return back;
+  Shape wide = t.shape();
+  wide[t.rank() - 1] *= 2;
+  Tensor view = Tensor::empty(t.dtype(), wide).slice(-1, 0, wide.dim(-1), 2);
+  view.copy_from(t);
+  EXPECT_TRUE(t.numel() <= 1 || !view.is_contiguous());
+  return view;
 }
 
 // Conv attributes per spatial dimension, outermost first; entries past `spatial` are ignored.
