@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,11 @@ class WeightSource {
   // The string metadata of the file(s): safetensors "__metadata__" (e.g. the checkpoint's "config" JSON).
   virtual const std::map<std::string, std::string>& metadata() const = 0;
   virtual std::string describe() const = 0;  // the path(s), for error messages
+  // A source that makes tensors on request (the embedded default model's generator, stages/default_model.cpp):
+  // WeightLoader::get asks it for a tensor it lacks, with the shape the model expects. Files make nothing.
+  virtual std::optional<Tensor> make_missing(std::string_view /*name*/, const Shape& /*shape*/) const {
+    return std::nullopt;
+  }
 };
 
 // The JSON held in a string metadata entry (e.g. the checkpoint's "config"); throws naming the source when absent
