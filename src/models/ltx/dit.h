@@ -85,6 +85,11 @@ class Dit {
 
   const DitConfig& config() const { return config_; }
   const DitWeights& weights() const { return weights_; }
+  // The weights to change in place (LoRA fusion, lora_fuse.h). Drops the cached plans: they bind the old weights.
+  DitWeights& weights_for_update() {
+    plans_.clear();
+    return weights_;
+  }
   const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
 
  private:
