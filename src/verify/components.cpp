@@ -7,6 +7,7 @@ void register_builtin_components(ComponentRegistry& registry) {
   register_schedule_runners(registry);
   register_ltx_text_runners(registry);
   register_ltx_dit_runners(registry);
+  register_lora_runners(registry);
   register_media_vae_runners(registry);
   register_gemma3_runners(registry);
   register_media_upsampler_runners(registry);

@@ -18,5 +18,6 @@ void register_gemma3_runners(ComponentRegistry& registry);           // gemma3_r
 void register_pipeline_runners(ComponentRegistry& registry);         // pipeline_runner.cpp
 void register_media_upsampler_runners(ComponentRegistry& registry);  // media_upsampler_runners.cpp
 void register_media_audio_runners(ComponentRegistry& registry);      // media_audio_runners.cpp
+void register_lora_runners(ComponentRegistry& registry);             // lora_runners.cpp
 
 }  // namespace ltx
