@@ -2,23 +2,28 @@
 
 #include "core/error.h"
 #include "pipeline/diffusion_step.h"
+#include "stages/conditioning.h"
 
 namespace ltx::stages {
 namespace {
 
-// tools.py create_initial_state + helpers.py create_noised_state (no conditionings): the noise is drawn in the
-// token layout's shape.
-StreamState noised_state(const Tensor& initial_tokens, Tensor positions, float noise_scale, NoiseSource& noise,
-                         DType noise_dtype) {
+// tools.py create_initial_state: the initial tokens as latent and clean latent, denoise mask 1.
+StreamState initial_state(const Tensor& initial_tokens, Tensor positions) {
   StreamState s;
+  s.latent = initial_tokens;
   s.clean = initial_tokens;
   s.denoise_mask =
       Tensor::from_floats(DType::F32, {initial_tokens.dim(0), initial_tokens.dim(1), 1},
                           std::vector<float>(static_cast<size_t>(initial_tokens.dim(0) * initial_tokens.dim(1)), 1.0f));
   s.positions = std::move(positions);
-  const Tensor n = noise.randn(initial_tokens.shape(), noise_dtype).to(DType::F32);
-  s.latent = add_noise(initial_tokens, n, s.denoise_mask, noise_scale);
   return s;
+}
+
+// noisers.py GaussianNoiser, after the conditionings: the noise is drawn in the token layout's shape, appended
+// conditioning tokens included.
+void add_state_noise(StreamState& s, float noise_scale, NoiseSource& noise, DType noise_dtype) {
+  const Tensor n = noise.randn(s.latent.shape(), noise_dtype).to(DType::F32);
+  s.latent = add_noise(s.latent, n, s.denoise_mask, noise_scale);
 }
 
 Tensor zeros(const Shape& shape) {
@@ -38,9 +43,11 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
                        const Observer& observe) {
   const Tensor v0 = video_to_tokens(initial_or_zeros(spec.initial_video, spec.video.shape(), "video"));
   const Tensor a0 = audio_to_tokens(initial_or_zeros(spec.initial_audio, spec.audio.shape(), "audio"));
-  StreamState video =
-      noised_state(v0, video_positions(spec.video, spec.fps), spec.noise_scale, noise, spec.noise_dtype);
-  StreamState audio = noised_state(a0, audio_positions(spec.audio), spec.noise_scale, noise, spec.noise_dtype);
+  StreamState video = initial_state(v0, video_positions(spec.video, spec.fps));
+  apply_video_conditions(video, spec.video_conditions, spec.video, spec.fps);
+  add_state_noise(video, spec.noise_scale, noise, spec.noise_dtype);
+  StreamState audio = initial_state(a0, audio_positions(spec.audio));
+  add_state_noise(audio, spec.noise_scale, noise, spec.noise_dtype);
   if (observe) {
     observe("positions.video", video.positions);
     observe("positions.audio", audio.positions);
@@ -48,8 +55,9 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
     observe("latents.audio.initial", audio.latent);
   }
   euler_loop(dit, video, audio, spec.sigmas, text, spec.guidance, observe);
-  // clear_conditioning drops nothing here (no appended tokens); unpatchify.
-  return {video_from_tokens(video.latent, spec.video), audio_from_tokens(audio.latent, spec.audio)};
+  // clear_conditioning (drops appended keyframe tokens), unpatchify.
+  return {video_from_tokens(drop_appended_tokens(video.latent, spec.video.tokens()), spec.video),
+          audio_from_tokens(audio.latent, spec.audio)};
 }
 
 }  // namespace ltx::stages

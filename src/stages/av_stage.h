@@ -1,5 +1,5 @@
 // One diffusion stage over video and audio (ltx_pipelines/utils/helpers.py denoise_audio_video): build both
-// latent states (zeros or a given latent, denoise mask 1, positions), noise them (video first, then audio, from
+// latent states (zeros or a given latent, denoise mask 1, positions), apply the video conditionings, noise them (video first, then audio, from
 // the same source), run the Euler loop, unpatchify.
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include "pipeline/latent_tools.h"
 #include "pipeline/noise.h"
+#include "stages/conditioning.h"
 #include "stages/denoise.h"
 
 namespace ltx::stages {
@@ -21,6 +22,7 @@ struct StageSpec {
   Tensor initial_audio;                // [B, C, T, M] or empty (zeros)
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
   DType noise_dtype = DType::F32;      // the reference draws in the latent dtype (bf16 in the official pipelines)
+  std::vector<VideoCondition> video_conditions;  // images / keyframes (stages/conditioning.h), applied in order
 };
 
 struct AvLatents {

@@ -74,6 +74,18 @@ DitCall batched_call(const StreamState& video, const StreamState& audio, float s
 
 Tensor rows(const Tensor& t, int64_t pass, int64_t b) { return t.slice(0, pass * b, (pass + 1) * b).contiguous(); }
 
+// Each batch item is its own generation, so the guidance (its rescale's std in particular) is computed per item;
+// with one item, as the reference pipelines run, this is guiders.py calculate on the whole tensor.
+Tensor guide_items(const GuiderParams& g, const GuidancePasses& p) {
+  const int64_t b = p.cond.dim(0);
+  if (b == 1) return guide(g, p);
+  auto item = [](const Tensor& t, int64_t i) { return t.defined() ? rows(t, i, 1) : t; };
+  std::vector<Tensor> parts;
+  for (int64_t i = 0; i < b; ++i)
+    parts.push_back(guide(g, {item(p.cond, i), item(p.uncond, i), item(p.perturbed, i), item(p.isolated, i)}));
+  return concat_batch(parts);
+}
+
 }  // namespace
 
 AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
@@ -127,7 +139,7 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
     (n == "cond" ? pv.cond : n == "uncond" ? pv.uncond : n == "perturbed" ? pv.perturbed : pv.isolated) = xv;
     (n == "cond" ? pa.cond : n == "uncond" ? pa.uncond : n == "perturbed" ? pa.perturbed : pa.isolated) = xa;
   }
-  AvX0 r{guide(g.video, pv), guide(g.audio, pa)};
+  AvX0 r{guide_items(g.video, pv), guide_items(g.audio, pa)};
   if (observe) {
     observe("x0.video." + sn + ".guided", r.video);
     observe("x0.audio." + sn + ".guided", r.audio);

@@ -47,6 +47,7 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
   s.sigmas = ltx2_sigmas({.steps = spec.steps});
   s.guidance = spec.guidance;
   s.noise_dtype = spec.noise_dtype;
+  if (spec.video_conditions) s.video_conditions = spec.video_conditions(spec.height, spec.width);
   if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
   AvLatents out = run_av_stage(dit, s, text, noise, observe);
   observe_final(observe, "", out);
@@ -63,6 +64,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   s1.sigmas = ltx2_sigmas({.steps = spec.steps});
   s1.guidance = spec.guidance;
   s1.noise_dtype = spec.noise_dtype;
+  if (spec.video_conditions) s1.video_conditions = spec.video_conditions(spec.height / 2, spec.width / 2);
   const Observer o1 = prefixed(observe, "stage1.");
   if (o1) o1("sigmas", sigmas_tensor(s1.sigmas));
   const AvLatents l1 = run_av_stage(m.stage1, s1, text, noise, o1);
@@ -83,6 +85,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   s2.initial_video = up;
   s2.initial_audio = l1.audio;
   s2.noise_dtype = spec.noise_dtype;
+  if (spec.video_conditions) s2.video_conditions = spec.video_conditions(spec.height, spec.width);
   const Observer o2 = prefixed(observe, "stage2.");
   if (o2) o2("sigmas", sigmas_tensor(s2.sigmas));
   AvLatents out = run_av_stage(m.stage2, s2, text, noise, o2);

@@ -5,6 +5,9 @@
 //              same noise source, one positive pass per step.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "models/ltx/upsampler.h"
 #include "stages/av_stage.h"
 
@@ -17,6 +20,9 @@ struct GenerationSpec {
   int steps = 30;  // stage 1
   AvGuidance guidance;
   DType noise_dtype = DType::F32;
+  // Image / keyframe conditionings for a stage of the given output pixel size (the two-stage flow asks at half
+  // and at full size, as ti2vid_two_stages.py encodes the images once per stage); empty: text only.
+  std::function<std::vector<VideoCondition>(int64_t height, int64_t width)> video_conditions;
 };
 
 // Latent shapes for a DiT: video channels = in_channels (patch size 1); audio tokens are channels x 16 mel bins
