@@ -94,6 +94,18 @@ class PlanBuilder {
           absorbed_[static_cast<size_t>(in)] = true;
       }
     }
+    // A Cast of an f32 elementwise chain's only use becomes that chain's store: the chain computes in f32, so
+    // storing its result in the cast's dtype rounds exactly once, as the separate Cast would.
+    for (int id = 0; id < n_; ++id) {
+      const Node& c = node(id);
+      if (!live_[static_cast<size_t>(id)] || c.kind != NodeKind::Op || c.op != OpKind::Cast) continue;
+      const int in = c.inputs[0];
+      const Node& e = node(in);
+      if (e.kind == NodeKind::Op && op_is_elementwise(e.op) && e.meta.dtype == DType::F32 &&
+          dtype_is_float(c.meta.dtype) && uses_[static_cast<size_t>(in)] == 1 && !is_output_[static_cast<size_t>(in)] &&
+          !observed_[static_cast<size_t>(in)])
+        absorbed_[static_cast<size_t>(in)] = true;
+    }
   }
 
   int slot_of(int id) {
@@ -131,14 +143,20 @@ class PlanBuilder {
     return static_cast<int>(leaf_nodes.size()) - 1;
   }
 
+  // The fused step computing node `id`: an elementwise node, or a Cast whose input chain was absorbed into it
+  // (the chain's last instruction is then the cast's input, stored in the cast's dtype).
   void make_fused_step(int id, Step& step) {
     FusedProgram prog;
     std::vector<int> leaf_nodes;
-    // The root itself is an instruction even though it is not absorbed.
-    absorbed_[static_cast<size_t>(id)] = true;
-    emit_fused(id, prog, leaf_nodes, false);
-    absorbed_[static_cast<size_t>(id)] = false;
-    --plan_->stats_.n_fused_ops;  // the root is materialized
+    if (node(id).op == OpKind::Cast) {
+      emit_fused(node(id).inputs[0], prog, leaf_nodes, false);
+    } else {
+      // The root itself is an instruction even though it is not absorbed.
+      absorbed_[static_cast<size_t>(id)] = true;
+      emit_fused(id, prog, leaf_nodes, false);
+      absorbed_[static_cast<size_t>(id)] = false;
+      --plan_->stats_.n_fused_ops;  // the root is materialized
+    }
     // Renumber: leaves keep 0..L-1, instruction k becomes L+k.
     prog.n_leaves = static_cast<int>(leaf_nodes.size());
     for (auto& ins : prog.instrs)
@@ -203,7 +221,7 @@ class PlanBuilder {
       Step step;
       step.out_slot = out;
       step.dump = observed_[static_cast<size_t>(id)];
-      if (op_is_elementwise(nd.op)) {
+      if (op_is_elementwise(nd.op) || (nd.op == OpKind::Cast && absorbed_[static_cast<size_t>(nd.inputs[0])])) {
         make_fused_step(id, step);
       } else {
         step.op = nd.op;

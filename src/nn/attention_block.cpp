@@ -1,6 +1,7 @@
 #include "nn/attention_block.h"
 
 #include "core/error.h"
+#include "nn/precision.h"
 #include "nn/rope_ltx.h"
 
 namespace ltx::nn {
@@ -25,7 +26,9 @@ AttentionBlock AttentionBlock::load(const WeightLoader& loader, std::string_view
 }
 
 Value AttentionBlock::operator()(Value x, const AttentionCall& call) const {
-  const Value ctx = call.context.value_or(x);
+  // One cast each for the projections that share an input (production: bf16; validation: none).
+  x = to_matmul_input(x, to_q);
+  const Value ctx = call.context ? to_matmul_input(*call.context, to_k) : x;
   const int64_t b = x.dim(0), t = x.dim(1);
   const Value v = to_v(ctx);  // [B, S, inner]
   Value out = v;

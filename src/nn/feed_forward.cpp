@@ -1,5 +1,7 @@
 #include "nn/feed_forward.h"
 
+#include "nn/precision.h"
+
 namespace ltx::nn {
 
 FeedForward FeedForward::load(const WeightLoader& loader, std::string_view name, int64_t dim, int64_t dim_out,
@@ -9,6 +11,9 @@ FeedForward FeedForward::load(const WeightLoader& loader, std::string_view name,
           Linear::load(s, "2", dim * mult, dim_out, true, compute)};
 }
 
-Value FeedForward::operator()(Value x) const { return proj_out(ops::gelu_tanh(proj_in(x))); }
+// Production: x and the GELU's output in bf16 (the GELU itself in f32, rounded once as it is stored).
+Value FeedForward::operator()(Value x) const {
+  return proj_out(to_matmul_input(ops::gelu_tanh(proj_in(to_matmul_input(x, proj_in))), proj_out));
+}
 
 }  // namespace ltx::nn

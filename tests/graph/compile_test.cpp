@@ -1,3 +1,5 @@
+#include <cstring>
+
 #include "graph_test_util.h"
 
 namespace ltx::test {
@@ -65,6 +67,36 @@ TEST(Compile, UnfusedPlanMatchesFused) {
   EXPECT_EQ(fused_plan->stats().n_steps, 1);
   EXPECT_EQ(plain_plan->stats().n_steps, 4);
   EXPECT_LE(max_abs_diff(fused_plan->run({x})[0], plain_plan->run({x})[0]), 1e-6f);
+}
+
+// A Cast to bf16 of an f32 chain becomes that chain's store: one step, bytes equal to the unfused plan (which
+// materializes the f32 result and rounds it in a separate Cast). A bf16 chain cast to f32 keeps its own rounding
+// step, and a chain with a second use is not absorbed.
+TEST(Compile, FoldsCastOfF32ChainIntoItsStore) {
+  const Tensor x = random_tensor(DType::F32, {3, 37}, 11), a = random_tensor(DType::F32, {37}, 12);
+  auto build = [&](Graph& g) {
+    Value v = g.input("x", DType::F32, {3, 37});
+    const Value chain = gelu_tanh(modulate(v, g.constant("a", a), v));
+    g.output(cast(chain, DType::BF16), "y");
+    g.output(cast(add(cast(v, DType::BF16), g.constant("b", a)), DType::F32), "z");
+  };
+  Graph g1, g2;
+  build(g1);
+  build(g2);
+  CompileOptions unfused = no_dump();
+  unfused.fuse = false;
+  auto fused_plan = compile(g1, no_dump());
+  auto plain_plan = compile(g2, unfused);
+  // y: 1+a (a smaller shape, its own step) and one fused step through the cast; z: cast(v), the bf16 add, its
+  // cast to f32.
+  EXPECT_EQ(fused_plan->stats().n_steps, 5);
+  const auto got = fused_plan->run({x});
+  const auto expect = plain_plan->run({x});
+  ASSERT_EQ(got[0].dtype(), DType::BF16);
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].nbytes(), expect[i].nbytes());
+    EXPECT_EQ(std::memcmp(got[i].raw(), expect[i].raw(), got[i].nbytes()), 0) << "output " << i;
+  }
 }
 
 TEST(Compile, RemovesDeadNodes) {

@@ -2,8 +2,11 @@
 // and inputs.safetensors written by tools/reference/bench_dit_slice.py (two LTX-2.3 blocks at the official widths,
 // seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Loads the DiT in production precision
 // (bf16), runs one warm-up call and N timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside
-// PyTorch's: time_s (median wall seconds per call), baseline_rss_kb (VmRSS before loading), peak_rss_kb (VmHWM at
-// the end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan), threads.
+// PyTorch's: time_s (median wall seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS
+// before loading), peak_rss_kb (VmHWM at the end), weights_bytes (the file's tensors), plan_peak_bytes
+// (Plan::peak_bytes() of the call's plan), threads.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,6 +46,23 @@ ltxm::DitStreamInput stream_input(const SafetensorsFile& in, const std::string& 
   return s;
 }
 
+// User + system CPU seconds of the whole process so far: on a shared machine, unlike the wall clock, it does not
+// count the time other processes held our cores.
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const auto sec = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace
 
 int bench_dit_slice(Args args) {
@@ -74,19 +94,22 @@ int bench_dit_slice(Args args) {
   call.video = stream_input(in, "video");
   call.audio = stream_input(in, "audio");
 
-  std::vector<double> times;
+  std::vector<double> times, cpu_times;
   for (int r = 0; r <= reps; ++r) {
+    const double c0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     const ltxm::DitOutput out = dit.run(call);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = process_cpu_seconds() - c0;
     LTX_CHECK(out.video_velocity.defined() && out.audio_velocity.defined(), "bench", "the DiT returned no velocity");
-    std::fprintf(stderr, "# call %d: %.3f s\n", r, s);
-    if (r > 0) times.push_back(s);
+    std::fprintf(stderr, "# call %d: %.3f s wall, %.3f s CPU\n", r, s, cpu);
+    if (r > 0) {
+      times.push_back(s);
+      cpu_times.push_back(cpu);
+    }
   }
-  std::sort(times.begin(), times.end());
-  const size_t n = times.size();
-  const double median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-  std::printf("time_s=%.4f\n", median);
+  std::printf("time_s=%.4f\n", median(times));
+  std::printf("cpu_s=%.4f\n", median(cpu_times));
   std::printf("baseline_rss_kb=%ld\n", baseline_kb);
   std::printf("peak_rss_kb=%ld\n", proc_status_kb("VmHWM"));
   std::printf("weights_bytes=%zu\n", weights_bytes);

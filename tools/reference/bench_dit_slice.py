@@ -9,7 +9,8 @@ contexts and one sigma for both streams.
                  and DIR/inputs.safetensors (the golden DiT input names), both read by `ltx bench --dit-slice DIR`
   run DIR [--reps N]
                  in this (fresh) process: loads the weights in bf16, runs one warm-up call and N timed calls, and
-                 prints `key=value` lines: time_s (median wall seconds per call), baseline_rss_kb (VmRSS before
+                 prints `key=value` lines: time_s (median wall seconds per call), cpu_s (median process CPU seconds per
+                 call), baseline_rss_kb (VmRSS before
                  loading), peak_rss_kb (VmHWM at the end), threads
 
 bench/dit_slice.sh runs both and prints the table. The weights (~1.5 GB) belong in /tmp, never in the repository.
@@ -141,17 +142,19 @@ def run(out: Path, reps: int) -> None:
         )
 
     video, audio = modality("video"), modality("audio")
-    times = []
+    times, cpu_times = [], []
     with torch.inference_mode():
         for i in range(reps + 1):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             v, a = model(video, audio, None)
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             if i > 0:
                 times.append(dt)
-            print(f"# call {i}: {dt:.3f} s", file=sys.stderr)
+                cpu_times.append(cpu)
+            print(f"# call {i}: {dt:.3f} s wall, {cpu:.3f} s CPU", file=sys.stderr)
     assert torch.isfinite(v.float()).all() and torch.isfinite(a.float()).all()
     print(f"time_s={statistics.median(times):.4f}")
+    print(f"cpu_s={statistics.median(cpu_times):.4f}")
     print(f"baseline_rss_kb={baseline}")
     print(f"peak_rss_kb={vm_kb('VmHWM')}")
     print(f"threads={torch.get_num_threads()}")

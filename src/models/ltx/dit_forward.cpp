@@ -12,6 +12,11 @@
 namespace ltx::ltxm {
 namespace {
 
+// Precision: in production the blocks' projections read bf16 activations (nn/precision.h) and return bf16; the
+// residual stream x, the norms, the modulation values, the RoPE tables and the outputs stay f32 (ltx-core's bf16
+// model keeps x in bf16; f32 costs little here and rounds less). Gates multiply as gate·y with the f32 gate first,
+// so the product is f32 and joins the residual add in one fused pass.
+
 // Graph-side arguments of one stream (ltx_core TransformerArgs).
 struct StreamArgs {
   std::string p;       // key prefix: "" (video) or "audio_"
@@ -167,7 +172,7 @@ struct Builder {
     call.all_perturbed = m == Mix::All;
     if (m == Mix::Some) call.perturbation_mask = pert.keep_mask(g, feed, kind, i);
     const Value a = taps(bw.attn1(ops::modulate(rms(s.x, c.norm_eps), msa[1], msa[0]), call), bp + s.p + "attn1.out");
-    s.x = ops::add(s.x, ops::mul(a, msa[2]));
+    s.x = ops::add(s.x, ops::mul(msa[2], a));
 
     nn::AttentionCall text;
     if (c.cross_attention_adaln) {
@@ -176,7 +181,7 @@ struct Builder {
       const auto kv = nn::ada_values(bw.prompt_table, bp + s.p + "prompt_scale_shift_table", *s.prompt_mod, 0, 2);
       text.context = ops::modulate(s.context, kv[1], kv[0]);
       const Value o = taps(bw.attn2(ops::modulate(rms(s.x, c.norm_eps), q[1], q[0]), text), bp + s.p + "attn2.out");
-      s.x = ops::add(s.x, ops::mul(o, q[2]));
+      s.x = ops::add(s.x, ops::mul(q[2], o));
     } else {
       text.context = s.context;
       s.x = ops::add(s.x, taps(bw.attn2(rms(s.x, c.norm_eps), text), bp + s.p + "attn2.out"));
@@ -187,7 +192,7 @@ struct Builder {
     const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
     const auto mlp = nn::ada_values(bw.table, bp + s.p + "scale_shift_table", s.mod, 3, 3);  // shift, scale, gate
     const Value f = taps(bw.ff(ops::modulate(rms(s.x, c.norm_eps), mlp[1], mlp[0])), bp + s.p + "ff.out");
-    s.x = ops::add(s.x, ops::mul(f, mlp[2]));
+    s.x = ops::add(s.x, ops::mul(mlp[2], f));
   }
 
   // One direction of A<->V attention: rows r, r+1 of both tables (scale, shift), row 4 of the query's table plus
@@ -209,7 +214,7 @@ struct Builder {
     call.k_pe_sin = k.cross_sin;
     call.rope_mode = c.rope_mode;
     const Value o = taps(attn(ops::modulate(qn, qss[0], qss[1]), call), bp + name + ".out");
-    return ops::mul(o, gate[0]);
+    return ops::mul(gate[0], o);
   }
 
   void block(int64_t i, StreamArgs* v, StreamArgs* a) {

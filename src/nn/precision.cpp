@@ -1,0 +1,12 @@
+#include "nn/precision.h"
+
+namespace ltx::nn {
+
+DType matmul_input_dtype(const Tensor& weight) { return weight.dtype() == DType::F32 ? DType::F32 : DType::BF16; }
+
+Value to_matmul_input(Value x, const Linear& l) {
+  const DType want = matmul_input_dtype(l.weight);
+  return x.dtype() == want ? x : ops::cast(x, want);
+}
+
+}  // namespace ltx::nn
