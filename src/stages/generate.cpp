@@ -1,16 +1,22 @@
 #include "stages/generate.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "io/mp4_writer.h"
+#include "io/png_write.h"
 #include "io/safetensors.h"
+#include "io/staged_outputs.h"
+#include "io/wav_write.h"
 #include "stages/av_models.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
+#include "stages/sidecar.h"
 #include "stages/text_encoder.h"
 
 namespace ltx::stages {
@@ -26,25 +32,37 @@ void apply(GuiderParams& g, const GuiderOverrides& o) {
   if (o.stg_blocks) g.stg_blocks = *o.stg_blocks;
 }
 
+// Times each stage into the report and tells the progress reporter.
 class StageClock {
  public:
-  StageClock(GenerateReport& report, const Progress& progress) : report_(report), progress_(progress) {}
+  StageClock(GenerateReport& report, ProgressReporter* progress) : report_(report), progress_(progress) {}
   void start(const std::string& stage) {
-    if (progress_) progress_(stage + "...");
+    if (progress_) progress_->begin(stage);
     stage_ = stage;
     t0_ = std::chrono::steady_clock::now();
   }
   void stop() {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     report_.stage_seconds.emplace_back(stage_, s);
+    if (progress_) progress_->end();
   }
 
  private:
   GenerateReport& report_;
-  const Progress& progress_;
+  ProgressReporter* progress_;
   std::string stage_;
   std::chrono::steady_clock::time_point t0_;
 };
+
+std::string cache_key(const GenerateRequest& r) {
+  return r.checkpoint + "\n" + r.upsampler + "\n" + r.text_encoder + "\n" + std::string(dtype_name(r.compute));
+}
+
+std::string frame_name(int64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "frame_%05lld.png", static_cast<long long>(i));
+  return buf;
+}
 
 }  // namespace
 
@@ -85,12 +103,14 @@ void check_request(const GenerateRequest& r) {
   need_file(r.replay_noise, "noise recording");
   if (!r.record_noise.empty() && !r.replay_noise.empty())
     problems.push_back("--record-noise and --replay-noise exclude each other");
-  if (r.output.empty()) {
-    problems.push_back("--output is required");
-  } else {
-    const fs::path dir = fs::path(r.output).parent_path();
+  if (r.output.empty()) problems.push_back("--output is required");
+  for (const std::string& path : {r.output, r.wav, r.frames_dir, r.sidecar, r.record_noise}) {
+    if (path.empty()) continue;
+    const fs::path dir = fs::path(path).parent_path();
     if (!dir.empty() && !fs::is_directory(dir)) problems.push_back("output folder " + dir.string() + " does not exist");
   }
+  if (!r.frames_dir.empty() && fs::exists(r.frames_dir) && !fs::is_directory(r.frames_dir))
+    problems.push_back("--frames-dir " + r.frames_dir + " exists and is not a folder");
   if (r.steps < 0) problems.push_back("--steps must be positive");
   try {
     check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
@@ -106,25 +126,35 @@ void check_request(const GenerateRequest& r) {
   fail("generate", os.str());
 }
 
-GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
+GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, ModelCache* cache) {
+  const auto t_start = std::chrono::steady_clock::now();
   check_request(r);
   GenerateReport report;
   StageClock clock(report, progress);
 
-  clock.start("load models");
-  const auto checkpoint = open_safetensors(r.checkpoint);
-  AvModels models = load_av_models(checkpoint, r.compute);
-  std::optional<upsampler::LatentUpsampler> up;
-  if (r.two_stage) up = load_upsampler(open_safetensors(r.upsampler), r.compute);
-  clock.stop();
+  ModelCache local;
+  ModelCache& m = cache ? *cache : local;
+  if (m.key != cache_key(r)) {
+    clock.start("load models");
+    m = ModelCache{};
+    m.checkpoint = open_safetensors(r.checkpoint);
+    m.models = load_av_models(m.checkpoint, r.compute);
+    if (r.two_stage) m.upsampler = load_upsampler(open_safetensors(r.upsampler), r.compute);
+    if (!r.text_encoder.empty())
+      m.encoder = PromptEncoder::load(r.text_encoder, m.checkpoint, m.models->config.at("transformer"), r.compute);
+    m.key = cache_key(r);
+    clock.stop();
+  }
+  AvModels& models = *m.models;
+  report.model_version = models.model_version;
   TextContexts text;
   if (!r.text_embeddings.empty()) {
     text = load_text_contexts(r.text_embeddings);
   } else {
     clock.start("encode prompt");
-    auto encoder = PromptEncoder::load(r.text_encoder, checkpoint, models.config.at("transformer"), r.compute);
-    const PromptContexts pos = encoder->encode(r.prompt);
-    const PromptContexts neg = encoder->encode(r.negative_prompt.value_or(default_negative_prompt()));
+    report.negative_prompt = r.negative_prompt.value_or(default_negative_prompt());
+    const PromptContexts pos = m.encoder->encode(r.prompt);
+    const PromptContexts neg = m.encoder->encode(report.negative_prompt);
     text = {pos.video, pos.audio, neg.video, neg.audio};
     clock.stop();
   }
@@ -140,6 +170,8 @@ GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
   apply(spec.guidance.video, r.video_guidance);
   apply(spec.guidance.audio, r.audio_guidance);
   spec.noise_dtype = DType::BF16;  // the official pipelines run bf16 latents and draw bf16 noise
+  report.steps = spec.steps;
+  report.guidance = spec.guidance;
 
   TorchGenerator generator(r.seed);
   TorchNoise live(generator);
@@ -150,15 +182,21 @@ GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
   NoiseSource& noise = r.record_noise.empty() ? base : static_cast<NoiseSource&>(recorder);
 
   clock.start("denoise");
-  const AvLatents latents = r.two_stage
-                                ? run_two_stage({*models.dit, *models.dit, *up, models.video_stats}, spec, text, noise)
-                                : run_one_stage(*models.dit, spec, text, noise);
+  const Observer steps = progress_observer(progress);
+  const AvLatents latents =
+      r.two_stage
+          ? run_two_stage({*models.dit, *models.dit, *m.upsampler, models.video_stats}, spec, text, noise, steps)
+          : run_one_stage(*models.dit, spec, text, noise, steps);
   clock.stop();
 
   clock.start("decode");
+  progress_add_steps(progress, 3);
   const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype);
+  progress_step(progress);
   const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+  progress_step(progress);
   const Tensor wave = models.vocoder->run(mel);  // [B, 2, N]
+  progress_step(progress);
   clock.stop();
 
   clock.start("write");
@@ -169,10 +207,31 @@ GenerateReport generate(const GenerateRequest& r, const Progress& progress) {
   report.audio_sample_rate = models.vocoder->output_sampling_rate();
   report.audio_samples = wave.dim(2);
   const std::vector<float> samples = wave.slice(0, 0, 1).contiguous().to_floats();
-  io::write_mp4(r.output, {report.frames, report.height, report.width, r.fps, rgb},
+  io::StagedOutputs out;  // nothing appears at the targets until every output is complete
+  if (!r.wav.empty()) io::write_wav(out.file(r.wav), report.audio_sample_rate, wave.dim(1), samples);
+  if (!r.frames_dir.empty()) {
+    std::vector<std::string> names;
+    for (int64_t f = 0; f < report.frames; ++f) names.push_back(frame_name(f));
+    const std::vector<std::string> paths = out.files_in(r.frames_dir, names);
+    const size_t frame_bytes = static_cast<size_t>(report.height * report.width * 3);
+    for (size_t f = 0; f < paths.size(); ++f)
+      io::write_png(paths[f], report.height, report.width,
+                    std::span<const uint8_t>(rgb).subspan(f * frame_bytes, frame_bytes));
+  }
+  io::write_mp4(out.file(r.output), {report.frames, report.height, report.width, r.fps, rgb},
                 io::Mp4AudioTrack{report.audio_sample_rate, wave.dim(1), samples});
-  if (!r.record_noise.empty()) recorder.save(r.record_noise, {{"seed", std::to_string(r.seed)}});
+  if (!r.record_noise.empty()) recorder.save(out.file(r.record_noise), {{"seed", std::to_string(r.seed)}});
   clock.stop();
+  for (const std::string& p : {r.output, r.wav, r.frames_dir, r.sidecar, r.record_noise})
+    if (!p.empty()) report.written.push_back(p);
+  if (!r.sidecar.empty()) {
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    const std::string text_json = sidecar_json(r, report, total).dump(2) + "\n";
+    io::AtomicFile f(out.file(r.sidecar));
+    f.write(text_json.data(), text_json.size());
+    f.commit();
+  }
+  out.commit();
   return report;
 }
 

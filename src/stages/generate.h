@@ -1,5 +1,7 @@
 // `ltx generate` as a library call: a request (model files, prompt or text embeddings, size, sampling settings)
-// in, an MP4 (H.264 + AAC) out. Checks the request before any heavy work and writes the output atomically.
+// in, an MP4 (H.264 + AAC) out, and on request a WAV, PNG frames and a JSON sidecar. Checks the request before any
+// heavy work; every output is written under a temporary name and renamed into place only when all are complete
+// (io/staged_outputs.h), so a failed run leaves none of them.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +12,10 @@
 
 #include "core/dtype.h"
 #include "pipeline/params.h"
+#include "stages/av_models.h"
 #include "stages/denoise.h"
+#include "stages/progress.h"
+#include "stages/text_encoder.h"
 
 namespace ltx::stages {
 
@@ -28,6 +33,9 @@ struct GenerateRequest {
   std::string prompt;
   std::optional<std::string> negative_prompt;  // default: the official one
   std::string output;                          // .mp4
+  std::string wav;                             // also the waveform as 16-bit PCM WAV at the vocoder's rate
+  std::string frames_dir;                      // also each frame as DIR/frame_00000.png ...
+  std::string sidecar;                         // also a JSON record of the run (stages/sidecar.h)
   bool two_stage = false;
   int64_t frames = 121, height = 512, width = 768;
   double fps = 24.0;
@@ -42,9 +50,23 @@ struct GenerateReport {
   int64_t frames = 0, height = 0, width = 0;
   int64_t audio_sample_rate = 0, audio_samples = 0;
   std::vector<std::pair<std::string, double>> stage_seconds;
+  // The settings after the model's defaults were applied (for the sidecar).
+  std::string model_version, negative_prompt;
+  int steps = 0;
+  AvGuidance guidance;
+  std::vector<std::string> written;  // output files and folders, once committed
 };
 
-using Progress = std::function<void(const std::string& message)>;
+// Models kept between generate() calls of one process (`ltx generate --repeat N`): loaded by the first call and
+// reused, compiled plans included, while the checkpoint, text encoder, upsampler and precision stay the same.
+// Anything else that changes the resident weights (LoRAs) must be part of `key`.
+struct ModelCache {
+  std::string key;
+  std::shared_ptr<const WeightSource> checkpoint;
+  std::optional<AvModels> models;
+  std::optional<upsampler::LatentUpsampler> upsampler;
+  std::unique_ptr<PromptEncoder> encoder;
+};
 
 // Precomputed text contexts from a safetensors file: `context.{video,audio}.{positive,negative}`, or the output of
 // `ltx encode POSITIVE [NEGATIVE]` (prompt 0 positive, prompt 1 negative).
@@ -54,6 +76,9 @@ TextContexts load_text_contexts(const std::string& path);
 // loading anything.
 void check_request(const GenerateRequest& request);
 
-GenerateReport generate(const GenerateRequest& request, const Progress& progress = {});
+// `progress` (optional) hears each stage, the denoising steps and the decode steps; `cache` (optional) keeps
+// the models for the next call.
+GenerateReport generate(const GenerateRequest& request, ProgressReporter* progress = nullptr,
+                        ModelCache* cache = nullptr);
 
 }  // namespace ltx::stages

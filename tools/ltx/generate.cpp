@@ -1,24 +1,37 @@
-// `ltx generate --checkpoint FILE (--text-encoder PATH --prompt TEXT | --text-embeddings FILE) --output OUT.mp4
-// [options]`: text to video with synchronized audio, written as an MP4 (H.264 + AAC).
+// `ltx generate [--checkpoint FILE (--text-encoder PATH | --text-embeddings FILE)] --prompt TEXT --output OUT.mp4
+// [options]`: text to video with synchronized audio, written as an MP4 (H.264 + AAC), and on request a WAV, PNG
+// frames and a JSON sidecar. With no model named it runs the embedded default model (stages/default_model.h).
 #include "stages/generate.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "core/error.h"
+#include "io/json.h"
+#include "stages/default_model.h"
+#include "stages/progress.h"
 
 namespace ltx::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ltx generate --checkpoint FILE (--text-encoder PATH --prompt TEXT | --text-embeddings FILE)\n"
+    "usage: ltx generate [--checkpoint FILE (--text-encoder PATH | --text-embeddings FILE)] --prompt TEXT\n"
     "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
-    "                    [--precision validation|production] [--quiet]";
+    "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
+    "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
+    "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
+    "Gemma 3 270M text encoder installed by scripts/setup.";
 
 double number(const std::string& option, const std::string& value) {
   try {
@@ -54,9 +67,13 @@ std::vector<int64_t> integer_list(const std::string& option, const std::string& 
 
 int generate(Args args) {
   stages::GenerateRequest r;
-  bool quiet = false;
+  bool quiet = false, json_sidecar = false;
+  std::string progress_format = "text";
+  int64_t repeat = 1;
+  std::set<std::string> given;  // options on the command line
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a = args[i];
+    given.insert(a);
     auto value = [&]() -> std::string {
       LTX_CHECK(i + 1 < args.size(), "generate", a, " needs a value\n", kUsage);
       return args[++i];
@@ -116,22 +133,81 @@ int generate(Args args) {
       const std::string p = value();
       LTX_CHECK(p == "validation" || p == "production", "generate", "--precision is validation or production");
       r.compute = p == "validation" ? DType::F32 : DType::BF16;
-    } else if (a == "--quiet")
+    } else if (a == "--quiet") {
       quiet = true;
-    else
+    } else if (a == "--wav") {
+      r.wav = value();
+    } else if (a == "--frames-dir") {
+      r.frames_dir = value();
+    } else if (a == "--sidecar") {
+      r.sidecar = value();
+    } else if (a == "--json") {
+      json_sidecar = true;
+    } else if (a == "--progress") {
+      progress_format = value();
+      LTX_CHECK(progress_format == "text" || progress_format == "json", "generate", "--progress is text or json");
+    } else if (a == "--repeat") {
+      repeat = integer(a, value());
+      LTX_CHECK(repeat >= 1, "generate", "--repeat needs a count of at least 1");
+    } else
       fail("generate", "unknown option " + a + "\n" + kUsage);
   }
-  const stages::Progress progress = [quiet](const std::string& m) {
-    if (!quiet) std::fprintf(stderr, "generate: %s\n", m.c_str());
-  };
-  const stages::GenerateReport rep = stages::generate(r, progress);
-  if (!quiet) {
+  LTX_CHECK(!(json_sidecar && !r.sidecar.empty()), "generate", "--json and --sidecar exclude each other");
+  if (json_sidecar && !r.output.empty()) r.sidecar = std::filesystem::path(r.output).replace_extension(".json").string();
+
+  // Progress: JSON lines on stdout for programs (the summary then is a last JSON line too), else a line on stderr
+  // rewritten in place on a terminal.
+  const bool json = progress_format == "json";
+  std::unique_ptr<stages::ProgressReporter> progress;
+  if (quiet)
+    progress = std::make_unique<stages::SilentProgress>();
+  else if (json)
+    progress = std::make_unique<stages::JsonProgress>(stdout);
+  else
+    progress = std::make_unique<stages::TextProgress>(stderr, isatty(fileno(stderr)) != 0);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  stages::DefaultModelFile model_file;
+  if (stages::use_default_model_when_unnamed(r, given, &model_file)) {
+    progress->note(model_file.made ? "made the embedded default model " + model_file.path
+                                   : "embedded default model " + model_file.path);
+    progress->note("(tiny and untrained: the output is noise-like; it shows the whole pipeline running)");
+  }
+  const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  stages::ModelCache cache;
+  for (int64_t run = 0; run < repeat; ++run) {
+    const auto t_run = std::chrono::steady_clock::now();
+    const stages::GenerateReport rep = stages::generate(r, progress.get(), &cache);
+    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
+    if (quiet) continue;
+    if (json) {
+      Json stages = Json::object();
+      for (const auto& [stage, s] : rep.stage_seconds) stages[stage] = s;
+      std::printf("%s\n", Json{{"event", "done"},
+                               {"run", run + 1},
+                               {"outputs", rep.written},
+                               {"frames", rep.frames},
+                               {"width", rep.width},
+                               {"height", rep.height},
+                               {"audio_samples", rep.audio_samples},
+                               {"audio_sample_rate", rep.audio_sample_rate},
+                               {"seconds", run_s},
+                               {"setup_seconds", setup_s},
+                               {"stage_seconds", stages}}
+                               .dump()
+                               .c_str());
+      continue;
+    }
     std::printf("wrote %s: %lld frames %lldx%lld at %g fps, audio %lld samples at %lld Hz\n", r.output.c_str(),
                 static_cast<long long>(rep.frames), static_cast<long long>(rep.width),
                 static_cast<long long>(rep.height), r.fps, static_cast<long long>(rep.audio_samples),
                 static_cast<long long>(rep.audio_sample_rate));
-    for (const auto& [stage, s] : rep.stage_seconds) std::printf("  %-12s %.2f s\n", stage.c_str(), s);
+    for (size_t i = 1; i < rep.written.size(); ++i) std::printf("wrote %s\n", rep.written[i].c_str());
+    if (repeat > 1) std::printf("run %lld: %.3f s\n", static_cast<long long>(run + 1), run_s);
+    for (const auto& [stage, s] : rep.stage_seconds) std::printf("  %-14s %.2f s\n", stage.c_str(), s);
   }
+  std::fflush(stdout);
   return 0;
 }
 
