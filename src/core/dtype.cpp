@@ -11,22 +11,25 @@ struct DTypeInfo {
   std::string_view name;
   size_t block_elems;
   size_t block_bytes;
+  bool encoded;  // decoded by dequantize_row (dtype_is_quantized)
 };
 
 // Block layouts from ggml's block_q8_0 / block_q4_0 / block_q4_K / block_q5_K / block_q6_K / block_q5_0.
 constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
-    {"f32", 1, 4},
-    {"bf16", 1, 2},
-    {"f16", 1, 2},
-    {"i32", 1, 4},
-    {"i64", 1, 8},
-    {"u8", 1, 1},
-    {"q8_0", 32, 34},
-    {"q4_0", 32, 18},
-    {"q4_k", 256, 144},
-    {"q5_k", 256, 176},
-    {"q6_k", 256, 210},
-    {"q5_0", 32, 22},
+    {"f32", 1, 4, false},
+    {"bf16", 1, 2, false},
+    {"f16", 1, 2, false},
+    {"i32", 1, 4, false},
+    {"i64", 1, 8, false},
+    {"u8", 1, 1, false},
+    {"q8_0", 32, 34, true},
+    {"q4_0", 32, 18, true},
+    {"q4_k", 256, 144, true},
+    {"q5_k", 256, 176, true},
+    {"q6_k", 256, 210, true},
+    {"q5_0", 32, 22, true},
+    {"f8_e4m3", 1, 1, true},
+    {"f8_e5m2", 1, 1, true},
 }};
 
 const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
@@ -35,7 +38,7 @@ const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
 
 size_t dtype_block_elems(DType t) { return info(t).block_elems; }
 size_t dtype_block_bytes(DType t) { return info(t).block_bytes; }
-bool dtype_is_quantized(DType t) { return info(t).block_elems > 1; }
+bool dtype_is_quantized(DType t) { return info(t).encoded; }
 bool dtype_is_float(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
 std::string_view dtype_name(DType t) { return info(t).name; }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/float8.h"
 #include "core/half.h"
 
 namespace ltx {
@@ -398,6 +399,12 @@ void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
         std::memcpy(&h, in + 2 * i, 2);
         dst[i] = bf16_to_f32(h);
       }
+      return;
+    case DType::F8_E4M3:
+      dequantize_f8_e4m3(in, dst, n);
+      return;
+    case DType::F8_E5M2:
+      dequantize_f8_e5m2(in, dst, n);
       return;
     default:
       break;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/float8.h"
 #include "core/half.h"
 #include "core/quant.h"
 
@@ -55,6 +56,10 @@ float load_as_f32(const std::byte* p, DType t) {
     }
     case DType::U8:
       return static_cast<float>(static_cast<uint8_t>(*p));
+    case DType::F8_E4M3:
+      return f8_e4m3_to_f32(static_cast<uint8_t>(*p));
+    case DType::F8_E5M2:
+      return f8_e5m2_to_f32(static_cast<uint8_t>(*p));
     default:
       fail("tensor", std::string("element access on quantized ") + std::string(dtype_name(t)));
   }

@@ -11,7 +11,8 @@ std::shared_ptr<Storage> storage_of_mapping(const std::shared_ptr<MappedFile>& f
   return Storage::borrow(data, file->size(), file);
 }
 
-size_t required_alignment(DType dtype) { return dtype_is_quantized(dtype) ? 2 : dtype_block_bytes(dtype); }
+// Block types start with an f16 scale; the 8-bit floats are single bytes.
+size_t required_alignment(DType dtype) { return dtype_block_elems(dtype) > 1 ? 2 : dtype_block_bytes(dtype); }
 
 Tensor mapped_tensor(const std::shared_ptr<Storage>& storage, size_t offset, DType dtype, const Shape& shape) {
   const auto address = reinterpret_cast<uintptr_t>(storage->data()) + offset;

@@ -19,13 +19,12 @@ struct DTypeName {
   DType dtype;
 };
 constexpr DTypeName kDTypeNames[] = {
-    {"F32", DType::F32}, {"BF16", DType::BF16}, {"F16", DType::F16},
-    {"I32", DType::I32}, {"I64", DType::I64},   {"U8", DType::U8},
+    {"F32", DType::F32}, {"BF16", DType::BF16}, {"F16", DType::F16},         {"I32", DType::I32},
+    {"I64", DType::I64}, {"U8", DType::U8},     {"F8_E4M3", DType::F8_E4M3}, {"F8_E5M2", DType::F8_E5M2},
 };
 // Valid safetensors dtypes (safetensors/src/tensor.rs, enum Dtype) that ltx has no DType for.
-constexpr std::string_view kUnsupportedDTypes[] = {"BOOL",    "I8",      "I16",     "U16",     "U32",
-                                                   "U64",     "F64",     "F4",      "F6_E2M3", "F6_E3M2",
-                                                   "F8_E4M3", "F8_E5M2", "F8_E8M0", "C64"};
+constexpr std::string_view kUnsupportedDTypes[] = {"BOOL", "I8", "I16",     "U16",     "U32",     "U64",
+                                                   "F64",  "F4", "F6_E2M3", "F6_E3M2", "F8_E8M0", "C64"};
 
 [[noreturn]] void bad(const std::string& path, const std::string& problem) {
   fail("safetensors", path + ": " + problem);

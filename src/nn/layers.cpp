@@ -19,14 +19,21 @@ Linear Linear::load(const WeightLoader& loader, std::string_view name, int64_t i
   const WeightLoader s = loader.scope(name);
   Linear l;
   l.name = s.prefix().substr(0, s.prefix().size() - 1);
+  l.compute = compute;
   l.weight = prepare_matrix(s.get("weight", {out, in}), compute);
   if (bias) l.bias = prepare_vector(s.get("bias", {out}));
+  if (const auto scale = s.get_optional("weight_scale", {})) l.weight_scale = scale->to_floats().at(0);
+  (void)s.get_optional("input_scale", {});
   return l;
 }
 
 Value Linear::operator()(Value x) const {
   Graph& g = *x.graph;
   const Value w = g.constant(name + ".weight", weight);
+  if (weight_scale != 1.0f) {
+    const Value y = ops::scale(ops::linear(x, w), weight_scale);
+    return bias.defined() ? ops::add(y, g.constant(name + ".bias", bias)) : y;
+  }
   if (!bias.defined()) return ops::linear(x, w);
   return ops::linear(x, w, g.constant(name + ".bias", bias));
 }

@@ -18,11 +18,18 @@ Tensor prepare_matrix(const Tensor& stored, DType compute);
 // A small parameter (bias, norm weight, table) as f32.
 Tensor prepare_vector(const Tensor& stored);
 
-// y = x·Wᵀ + b with W [out, in] (PyTorch's nn.Linear).
+// y = x·Wᵀ + b with W [out, in] (PyTorch's nn.Linear). An 8-bit float weight may come with a per-tensor
+// `weight_scale` (W = W_f8 · scale, ltx_core quantization/fp8_scaled_mm.py): the f8 bytes stay resident and the
+// scale multiplies the matmul's output. Its `input_scale` (static fp8 quantization of x for a GPU fp8 GEMM) is
+// read and not applied: x stays in the compute dtype, as in ltx-core's fp8-cast (upcast) path.
 struct Linear {
   std::string name;  // checkpoint key prefix, e.g. "transformer_blocks.0.attn1.to_q"
   Tensor weight;     // [out, in]
   Tensor bias;       // [out], or empty
+  float weight_scale = 1.0f;
+  // The compute dtype chosen at load (f32 validation, bf16 production): with a quantized or fp8 weight it is the
+  // only record of which mode the layer runs in.
+  DType compute = DType::F32;
   static Linear load(const WeightLoader& loader, std::string_view name, int64_t in, int64_t out, bool bias,
                      DType compute);
   Value operator()(Value x) const;  // x [..., in] -> [..., out]

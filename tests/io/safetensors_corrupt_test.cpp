@@ -85,8 +85,8 @@ TEST_F(SafetensorsCorrupt, MissingAndIllTypedFields) {
 TEST_F(SafetensorsCorrupt, DTypes) {
   expect_open_error(make_entry(R"({"dtype":"Q9","shape":[4],"data_offsets":[0,16]})"), {"unknown dtype 'Q9'"});
   expect_open_error(make_entry(R"({"dtype":"F64","shape":[2],"data_offsets":[0,16]})"), {"dtype F64 is not supported"});
-  expect_open_error(make_entry(R"({"dtype":"F8_E4M3","shape":[16],"data_offsets":[0,16]})"),
-                    {"dtype F8_E4M3 is not supported"});
+  expect_open_error(make_entry(R"({"dtype":"F8_E8M0","shape":[16],"data_offsets":[0,16]})"),
+                    {"dtype F8_E8M0 is not supported"});
 }
 
 TEST_F(SafetensorsCorrupt, Shapes) {
