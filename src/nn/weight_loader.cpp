@@ -35,13 +35,13 @@ Tensor WeightLoader::get(std::string_view name, const Shape& shape) const {
       state_->used.insert(key);
       return *made;
     }
-    state_->missing.push_back(key + " " + shape.str());
+    state_->missing.push_back(source_->file_name(key) + " " + shape.str());
     return {};
   }
   state_->used.insert(key);
   const Shape actual = source_->shape(key);
   if (!(actual == shape)) {
-    state_->misshaped.push_back(key + ": expected " + shape.str() + ", file has " + actual.str());
+    state_->misshaped.push_back(source_->file_name(key) + ": expected " + shape.str() + ", file has " + actual.str());
     return {};
   }
   return source_->get(key);
@@ -57,7 +57,7 @@ void WeightLoader::finish() const {
     if (name.rfind(root_, 0) != 0 || state_->used.count(name)) continue;
     bool ignored = false;
     for (const auto& p : state_->ignored_prefixes) ignored = ignored || name.rfind(p, 0) == 0;
-    if (!ignored) unexpected.push_back(name);
+    if (!ignored) unexpected.push_back(source_->file_name(name));
   }
   if (state_->missing.empty() && state_->misshaped.empty() && unexpected.empty()) return;
   std::ostringstream msg;

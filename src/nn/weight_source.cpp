@@ -54,6 +54,10 @@ class GgufSource : public WeightSource {
   explicit GgufSource(const std::string& path) : file_(GGUFFile::open(path)), path_(path) {
     for (const auto& t : file_.tensors()) names_.push_back(t.name);
     std::sort(names_.begin(), names_.end());
+    // String entries double as metadata, so a DiT GGUF that carries the checkpoint's "config" (as the LTX-2 GGUFs
+    // made for ComfyUI-GGUF do, its PR #399) configures itself like a safetensors checkpoint.
+    for (const auto& [key, value] : file_.metadata())
+      if (value.type() == GGUFType::String) metadata_.emplace(key, value.as_string());
   }
   std::vector<std::string> names() const override { return names_; }
   bool contains(std::string_view name) const override {
@@ -61,16 +65,32 @@ class GgufSource : public WeightSource {
   }
   DType dtype(std::string_view name) const override { return get(name).dtype(); }
   Shape shape(std::string_view name) const override { return get(name).shape(); }
-  Tensor get(std::string_view name) const override { return file_.get(name); }
-  const std::map<std::string, std::string>& metadata() const override { return empty_; }
+  // ComfyUI-GGUF (tools/convert.py) may store a tensor flattened and record its shape as an i32 array
+  // "comfy.gguf.orig_shape.<name>"; plain tensors are viewed in that shape, block-quantized ones only when their
+  // rows keep their length.
+  Tensor get(std::string_view name) const override {
+    Tensor t = file_.get(name);
+    const GGUFValue* orig = file_.find("comfy.gguf.orig_shape." + std::string(name));
+    if (orig == nullptr) return t;
+    std::vector<int64_t> dims;
+    const GGUFArray& a = orig->as_array();
+    LTX_CHECK(a.elem_type() == GGUFType::I32, "weights", path_, ": comfy.gguf.orig_shape.", name,
+              " is not an array of i32");
+    for (int32_t d : std::get<std::vector<int32_t>>(a.values)) dims.push_back(d);
+    const Shape shape{std::span<const int64_t>(dims)};
+    LTX_CHECK(shape.numel() == t.numel() && (!dtype_is_quantized(t.dtype()) || shape.dim(-1) == t.shape().dim(-1)),
+              "weights", path_, ": tensor '", name, "' stored as ", t.shape().str(), " cannot take its original shape ",
+              shape.str());
+    return t.reshape(shape);
+  }
+  const std::map<std::string, std::string>& metadata() const override { return metadata_; }
   std::string describe() const override { return path_; }
-  const GGUFFile& file() const { return file_; }
 
  private:
   GGUFFile file_;
   std::string path_;
   std::vector<std::string> names_;
-  std::map<std::string, std::string> empty_;
+  std::map<std::string, std::string> metadata_;
 };
 
 }  // namespace

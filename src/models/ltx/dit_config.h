@@ -54,6 +54,9 @@ struct DitConfig {
 
   // `transformer_config` is the "transformer" dict; checks the values ltx_core checks and fails naming them.
   static DitConfig from_metadata(const nlohmann::json& transformer_config, DitModelType type);
+  // A Diffusers transformer/config.json (LTX2VideoTransformer3DModel, always audio-video), translated to the
+  // official keys and checked as from_metadata checks them (dit_config_diffusers.cpp).
+  static DitConfig from_diffusers(const nlohmann::json& diffusers_config);
 };
 
 }  // namespace ltx::ltxm
