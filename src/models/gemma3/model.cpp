@@ -13,6 +13,10 @@ namespace ltx::gemma3 {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Quantized layer matrices whose f32 copy fits this are decoded once at load (dequantize_layer_matrices).
+constexpr int64_t kDequantizeBudgetBytes = int64_t{2} << 30;
+// forward_real_tokens pads its packed token count to a multiple of this: one compiled plan per 32 lengths.
+constexpr int64_t kPackBucket = 32;
 
 struct Tables {
   Tensor cos, sin;  // f32 [B, 1, T, D/2]
@@ -41,16 +45,19 @@ Tables rope_tables(const std::vector<int64_t>& pos, int64_t b, int64_t t, int64_
 }
 
 // Additive mask [B, 1, T, T]: 0 where query i may see key j, −inf elsewhere (masking_utils.py causal_mask_function,
-// sliding_window_overlay, padding_mask_function). A query that sees nothing gets a zero attention output, as
-// torch's SDPA returns for a fully masked row.
-Tensor attention_mask(const std::vector<int64_t>& pos, const std::vector<int64_t>& valid, int64_t b, int64_t t,
-                      int64_t window) {
+// sliding_window_overlay, padding_mask_function). `segment` (per token) keeps prompts packed into one row apart:
+// a query sees only keys of its own segment. A query that sees nothing gets a zero attention output, as torch's
+// SDPA returns for a fully masked row.
+Tensor attention_mask(const std::vector<int64_t>& pos, const std::vector<int64_t>& valid,
+                      const std::vector<int64_t>& segment, int64_t b, int64_t t, int64_t window) {
   std::vector<float> m(static_cast<size_t>(b * t * t), kNegInf);
   for (int64_t n = 0; n < b; ++n)
     for (int64_t i = 0; i < t; ++i)
       for (int64_t j = 0; j < t; ++j) {
         const int64_t pi = pos[n * t + i], pj = pos[n * t + j];
-        if (valid[n * t + j] && pj <= pi && (window <= 0 || pi - pj < window)) m[(n * t + i) * t + j] = 0.0f;
+        if (valid[n * t + j] && segment[n * t + i] == segment[n * t + j] && pj <= pi &&
+            (window <= 0 || pi - pj < window))
+          m[(n * t + i) * t + j] = 0.0f;
       }
   return Tensor::from_floats(DType::F32, {b, 1, t, t}, m);
 }
@@ -120,6 +127,7 @@ Model Model::from_hf(const std::string& config_json, const std::string& weights_
 Model Model::from_gguf(const std::string& path, DType compute) {
   Config c = Config::from_gguf(GGUFFile::open(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
+  dequantize_layer_matrices(w, kDequantizeBudgetBytes);
   return Model(std::move(c), std::move(w), compute);
 }
 
@@ -132,13 +140,20 @@ Model Model::load(const std::string& path, DType compute) {
 
 Output Model::forward(const Tensor& ids, const Tensor& positions, const Tensor& valid, bool intermediates) {
   LTX_CHECK(ids.rank() == 2, "gemma3", "ids must be [B, T], got ", ids.describe());
-  const int64_t b = ids.dim(0), t = ids.dim(1), d = config_.hidden_size;
+  const int64_t b = ids.dim(0), t = ids.dim(1);
   const std::vector<int64_t> id = ints_of(ids, "ids", {b, t});
+  const std::vector<int64_t> pos = ints_of(positions, "positions", {b, t});
+  const std::vector<int64_t> ok = ints_of(valid, "valid", {b, t});
+  std::vector<int64_t> segment(id.size(), 0);  // rows are apart already
+  return run(id, pos, ok, segment, b, t, intermediates);
+}
+
+Output Model::run(const std::vector<int64_t>& id, const std::vector<int64_t>& pos, const std::vector<int64_t>& ok,
+                  const std::vector<int64_t>& segment, int64_t b, int64_t t, bool intermediates) {
+  const int64_t d = config_.hidden_size;
   for (int64_t v : id)
     LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
               config_.vocab_size);
-  const std::vector<int64_t> pos = ints_of(positions, "positions", {b, t});
-  const std::vector<int64_t> ok = ints_of(valid, "valid", {b, t});
 
   Builder bld{config_, weights_, {}, {}, {}, {}};
   Graph& g = bld.g;
@@ -173,11 +188,11 @@ Output Model::forward(const Tensor& ids, const Tensor& positions, const Tensor& 
 
   const Tables local = rope_tables(pos, b, t, config_.head_dim, config_.rope_local_base_freq, 1.0);
   const Tables global = rope_tables(pos, b, t, config_.head_dim, config_.rope_theta, config_.rope_linear_factor);
-  const Tensor ids64 = ids.dtype() == DType::I64 ? ids.contiguous() : ids.to(DType::I64);
+  const Tensor ids64 = Tensor::from_ints(DType::I64, {b, t}, id);
   Plan& plan = plans_.get(g);
   const std::span<const Tensor> outs =
-      plan.run({ids64, local.cos, local.sin, attention_mask(pos, ok, b, t, config_.sliding_window), global.cos,
-                global.sin, attention_mask(pos, ok, b, t, 0)});
+      plan.run({ids64, local.cos, local.sin, attention_mask(pos, ok, segment, b, t, config_.sliding_window), global.cos,
+                global.sin, attention_mask(pos, ok, segment, b, t, 0)});
 
   Output result;
   result.hidden_states.resize(static_cast<size_t>(n + 1));
@@ -218,10 +233,46 @@ Output Model::forward_real_tokens(const Tensor& ids, const Tensor& mask, bool in
       LTX_CHECK(m[r * t + j] == 0, "gemma3", "row ", r, " of the mask is not left-padded");
     keep = std::max(keep, len);
   }
-  std::vector<int64_t> pos(static_cast<size_t>(b * keep));
-  for (int64_t i = 0; i < b * keep; ++i) pos[i] = t - keep + i % keep;
-  return forward(ids.slice(1, t - keep, t).contiguous(), Tensor::from_ints(DType::I64, {b, keep}, pos),
-                 mask.slice(1, t - keep, t).contiguous(), intermediates);
+  if (intermediates) {  // the intermediates keep the [B, T', ...] layout: run the rows side by side
+    std::vector<int64_t> pos(static_cast<size_t>(b * keep));
+    for (int64_t i = 0; i < b * keep; ++i) pos[i] = t - keep + i % keep;
+    return forward(ids.slice(1, t - keep, t).contiguous(), Tensor::from_ints(DType::I64, {b, keep}, pos),
+                   mask.slice(1, t - keep, t).contiguous(), true);
+  }
+  // Every row's real tokens packed into one row, each prompt its own attention segment, then padded to a multiple
+  // of kPackBucket with masked tokens so that nearby lengths share one plan. Matmuls run on real tokens only, and
+  // the masks keep each token's attention exactly what the padded batch gives it.
+  const std::vector<int64_t> id = ids.to_ints();
+  int64_t total = 0;
+  std::vector<int64_t> lengths(static_cast<size_t>(b));
+  for (int64_t r = 0; r < b; ++r) {
+    for (int64_t j = 0; j < t; ++j) lengths[static_cast<size_t>(r)] += m[r * t + j] != 0;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  const int64_t packed = std::max<int64_t>(1, (total + kPackBucket - 1) / kPackBucket * kPackBucket);
+  std::vector<int64_t> pid(static_cast<size_t>(packed), 0), pos(pid.size(), 0), ok(pid.size(), 0), seg(pid.size(), -1);
+  int64_t at = 0;
+  for (int64_t r = 0; r < b; ++r)
+    for (int64_t j = t - lengths[static_cast<size_t>(r)]; j < t; ++j, ++at) {
+      pid[at] = id[r * t + j];
+      pos[at] = j;
+      ok[at] = 1;
+      seg[at] = r;
+    }
+  const Output flat = run(pid, pos, ok, seg, 1, packed, false);
+  // Back to [B, T', hidden], row b's real tokens in its last columns, zeros before them.
+  Output out;
+  for (const Tensor& h : flat.hidden_states) {
+    Tensor rows = Tensor::empty(DType::F32, {b, keep, config_.hidden_size});  // zero-filled
+    int64_t from = 0;
+    for (int64_t r = 0; r < b; ++r) {
+      const int64_t len = lengths[static_cast<size_t>(r)];
+      rows.slice(0, r, r + 1).slice(1, keep - len, keep).copy_from(h.slice(1, from, from + len));
+      from += len;
+    }
+    out.hidden_states.push_back(std::move(rows));
+  }
+  return out;
 }
 
 }  // namespace ltx::gemma3

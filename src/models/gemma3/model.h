@@ -41,14 +41,21 @@ class Model {
 
   // HF's call on a left-padded batch (ids, attention_mask [B, T]): positions 0..T−1, every row computed.
   Output forward_padded(const Tensor& ids, const Tensor& mask, bool intermediates = false);
-  // The same batch computing real tokens only: the last T' = max(sum(mask)) columns at their padded positions
-  // T−T'+j. Rows are [B, T', hidden]; row b's real tokens are its last sum(mask[b]) entries.
+  // The same batch computing real tokens only, each at its padded position: all rows' real tokens are packed into
+  // one sequence (prompts kept apart by the attention mask, padded to a multiple of 32 tokens so that one plan
+  // serves nearby lengths). Rows come back as [B, T', hidden] with T' = max(sum(mask)): row b's real tokens are
+  // its last sum(mask[b]) entries, zeros before them. With intermediates, rows run side by side instead ([B, T']
+  // at positions T−T'+j, pad columns computed), which is what the intermediates' layout is.
   Output forward_real_tokens(const Tensor& ids, const Tensor& mask, bool intermediates = false);
 
   const Config& config() const { return config_; }
   const PlanCache& plans() const { return plans_; }
 
  private:
+  // The forward on flat [b, t] token data; `segment` separates prompts packed into one row (see forward).
+  Output run(const std::vector<int64_t>& ids, const std::vector<int64_t>& positions, const std::vector<int64_t>& valid,
+             const std::vector<int64_t>& segment, int64_t b, int64_t t, bool intermediates);
+
   Config config_;
   Weights weights_;
   DType compute_;

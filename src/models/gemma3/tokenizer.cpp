@@ -152,19 +152,24 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
       t.pieces_.push_back(tok);
     }
   }
+  t.vocab_.reserve(t.pieces_.size());
   for (size_t i = 0; i < t.pieces_.size(); ++i) t.vocab_[t.pieces_[i]] = static_cast<int32_t>(i);
 
   // generate_merges: each split (l, r) of a piece with both halves in the vocabulary, ranked by the merged
-  // piece's (last) position, then longer l first.
-  for (const auto& [piece, id] : t.vocab_) {
-    const auto chars = utf8_chars(piece);
-    size_t offset = 0;
-    for (size_t k = 1; k < chars.size(); ++k) {
-      offset += chars[k - 1].size();
-      const auto l = t.vocab_.find(piece.substr(0, offset));
-      if (l == t.vocab_.end()) continue;
-      const auto r = t.vocab_.find(piece.substr(offset));
-      if (r == t.vocab_.end()) continue;
+  // piece's (last) position, then longer l first. Looked up through views of pieces_ (no copies of the halves):
+  // this runs over every split of 262k pieces at load.
+  std::unordered_map<std::string_view, int32_t> ids;
+  ids.reserve(t.pieces_.size());
+  for (size_t i = 0; i < t.pieces_.size(); ++i) ids[t.pieces_[i]] = static_cast<int32_t>(i);
+  t.merges_.reserve(t.pieces_.size() * 2);
+  for (const auto& [piece, id] : ids) {
+    uint64_t k = 0;  // split after the k-th character
+    for (size_t offset = utf8_len(piece, 0); offset < piece.size(); offset += utf8_len(piece, offset)) {
+      ++k;
+      const auto l = ids.find(piece.substr(0, offset));
+      if (l == ids.end()) continue;
+      const auto r = ids.find(piece.substr(offset));
+      if (r == ids.end()) continue;
       const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
       const uint64_t key =
           (static_cast<uint64_t>(static_cast<uint32_t>(l->second)) << 32) | static_cast<uint32_t>(r->second);

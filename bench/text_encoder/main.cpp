@@ -1,0 +1,127 @@
+// Our side of bench/text_encoder.sh (issue 4): the Gemma-3 text encoder as the engine's PromptEncoder runs it
+// (stages/text_encoder.cpp encode_ids: the tokenizer's left-padded 1024-token batch, then
+// gemma3::Model::forward_real_tokens, every hidden state of the real tokens), timed from prompt text to hidden
+// states for (a) the first prompt of PROMPTS alone and (b) the remaining prompts as one batch.
+//
+//   bench_text_encoder GGUF PROMPTS [--reps N] [--precision validation|production]
+//
+// Prints key=value lines: load_tokenizer_s, load_model_s, first_single_s / first_batch_s (the first call of each
+// shape: plan compile and warm-up included), single_s / batch_s (median of N further calls, single and batch
+// alternating), tokens_single, tokens_batch (real tokens), threads, precision; per-call times go to stderr.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "models/gemma3/model.h"
+#include "models/gemma3/tokenizer.h"
+
+namespace {
+
+using namespace ltx;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  LTX_CHECK(in.good(), "bench", path, ": cannot read the prompts file");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  LTX_CHECK(lines.size() >= 2, "bench", path, ": expected the single prompt, then the batch, one per line");
+  return lines;
+}
+
+int64_t real_tokens(const Tensor& mask) {
+  int64_t n = 0;
+  for (int64_t v : mask.to_ints()) n += v != 0;
+  return n;
+}
+
+int run(int argc, char** argv) {
+  std::string gguf, prompts_path;
+  int reps = 5;
+  DType compute = DType::BF16;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--precision" && i + 1 < argc) {
+      const std::string p = argv[++i];
+      LTX_CHECK(p == "validation" || p == "production", "bench", "--precision is validation or production");
+      compute = p == "validation" ? DType::F32 : DType::BF16;
+    } else if (a.rfind("--", 0) != 0 && gguf.empty()) {
+      gguf = a;
+    } else if (a.rfind("--", 0) != 0 && prompts_path.empty()) {
+      prompts_path = a;
+    } else {
+      fail("bench", "usage: bench_text_encoder GGUF PROMPTS [--reps N] [--precision validation|production]");
+    }
+  }
+  LTX_CHECK(!gguf.empty() && !prompts_path.empty(), "bench",
+            "usage: bench_text_encoder GGUF PROMPTS [--reps N] [--precision validation|production]");
+  const std::vector<std::string> lines = read_lines(prompts_path);
+  const std::vector<std::string> single(lines.begin(), lines.begin() + 1), batch(lines.begin() + 1, lines.end());
+
+  auto t0 = Clock::now();
+  const gemma3::Tokenizer tok = gemma3::Tokenizer::from_gguf(gguf);
+  const double load_tokenizer = since(t0);
+  t0 = Clock::now();
+  gemma3::Model model = gemma3::Model::from_gguf(gguf, compute);
+  const double load_model = since(t0);
+
+  int64_t tokens[2] = {0, 0};
+  // Prompt text -> all hidden states of the real tokens, as PromptEncoder::encode_ids runs Gemma.
+  const auto encode = [&](const std::vector<std::string>& prompts, int which) {
+    const auto start = Clock::now();
+    const gemma3::Tokenizer::Batch b = tok.encode_batch(prompts, 1024);
+    const gemma3::Output out = model.forward_real_tokens(b.ids, b.mask);
+    const double s = since(start);
+    LTX_CHECK(out.hidden_states.size() == static_cast<size_t>(model.config().n_hidden_states()), "bench",
+              "wrong number of hidden states");
+    tokens[which] = real_tokens(b.mask);
+    return s;
+  };
+  const double first_single = encode(single, 0);
+  const double first_batch = encode(batch, 1);
+  std::vector<double> ts, tb;
+  for (int r = 0; r < reps; ++r) {
+    ts.push_back(encode(single, 0));
+    tb.push_back(encode(batch, 1));
+    std::fprintf(stderr, "# ours rep %d: single %.4f s, batch %.4f s\n", r, ts.back(), tb.back());
+  }
+  std::printf("load_tokenizer_s=%.4f\n", load_tokenizer);
+  std::printf("load_model_s=%.4f\n", load_model);
+  std::printf("first_single_s=%.4f\n", first_single);
+  std::printf("first_batch_s=%.4f\n", first_batch);
+  std::printf("single_s=%.4f\n", median(ts));
+  std::printf("batch_s=%.4f\n", median(tb));
+  std::printf("tokens_single=%lld\n", static_cast<long long>(tokens[0]));
+  std::printf("tokens_batch=%lld\n", static_cast<long long>(tokens[1]));
+  std::printf("threads=%d\n", thread_count());
+  std::printf("precision=%s\n", compute == DType::F32 ? "validation" : "production");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_text_encoder: %s\n", e.what());
+    return 1;
+  }
+}
