@@ -49,9 +49,9 @@ struct DefaultModelFile {
 // The cached tiny checkpoint for this Gemma, made on first use.
 DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states);
 
-// The request size the tiny model runs at by default: a second of 24 fps video, a few seconds' work on 2 cores.
+// The request size the tiny model runs at by default: 0.7 s of 24 fps video, a few seconds' work on 2 cores.
 struct DefaultModelRequest {
-  int64_t frames = 25, height = 256, width = 384;
+  int64_t frames = 17, height = 128, width = 192;
   int steps = 8;
 };
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Issue-7 benchmark: the first generation of a process against the second at the same shape, on the embedded
+# default model (`ltx generate --repeat 2`), in two situations:
+#   cold  - a fresh process and an empty cache folder: the tiny checkpoint is made first;
+#   warm  - a fresh process reusing the cached checkpoint file (the on-disk cache).
+# Each situation runs ROUNDS times, alternating; the table gives medians in seconds and first/second (target
+# <= 1.2), then where the first run's extra time goes (seconds per stage, first vs second, from the warm runs).
+# Usage: bench/first_generation.sh [ROUNDS=3] [extra ltx generate options...]   (LTX=path/to/ltx to override)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+shift || true
+ltx=${LTX:-build/ltx}
+[ -x "$ltx" ] || { echo "first_generation: $ltx not built (scripts/setup)" >&2; exit 1; }
+work=$(mktemp -d /tmp/ltx_first_generation.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+run() {  # $1: cold|warm, $2: round
+  local cache="$work/cache-$1"
+  [ "$1" = cold ] && rm -rf "$cache"
+  LTX_CACHE_DIR="$cache" "$ltx" generate --prompt "a red fox running through fresh snow at dawn" \
+    --output "$work/out.mp4" --repeat 2 --progress json "$@" >"$work/$1-$2.jsonl"
+}
+LTX_CACHE_DIR="$work/cache-warm" "$ltx" generate --prompt warmup --output "$work/out.mp4" --quiet "$@"  # makes the warm cache
+for ((i = 1; i <= rounds; i++)); do
+  run cold "$i" "$@"
+  run warm "$i" "$@"
+done
+
+python3 - "$work" "$rounds" <<'PY'
+import json, statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+def runs(kind):
+    out = []
+    for i in range(1, rounds + 1):
+        done = [json.loads(l) for l in open(f"{work}/{kind}-{i}.jsonl") if '"done"' in l]
+        done = [d for d in done if d["event"] == "done"]
+        out.append(done)
+    return out
+med = statistics.median
+print("| process | first (s) | second (s) | first / second |")
+print("|---|---|---|---|")
+for kind in ("cold", "warm"):
+    r = runs(kind)
+    first = med(d[0]["seconds"] + d[0]["setup_seconds"] for d in r)
+    second = med(d[1]["seconds"] for d in r)
+    print(f"| {kind} cache | {first:.2f} | {second:.2f} | {first / second:.2f} |")
+r = runs("warm")
+print()
+print("| stage (warm process) | first (s) | second (s) |")
+print("|---|---|---|")
+print(f"| setup (find Gemma, cached model) | {med(d[0]['setup_seconds'] for d in r):.2f} | 0 |")
+stages = list(r[0][0]["stage_seconds"].keys())
+for s in stages:
+    a = med(d[0]["stage_seconds"].get(s, 0.0) for d in r)
+    b = med(d[1]["stage_seconds"].get(s, 0.0) for d in r)
+    print(f"| {s} | {a:.2f} | {b:.2f} |")
+rc = runs("cold")
+print(f"\ncold setup (makes the tiny checkpoint): median {med(d[0]['setup_seconds'] for d in rc):.2f} s")
+PY
