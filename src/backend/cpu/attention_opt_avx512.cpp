@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend/cpu/attention_opt.h"
+#include "backend/cpu/vec_avx512.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
@@ -61,15 +62,7 @@ inline __m512 exp_nonpositive(__m512 x) {
   return _mm512_maskz_scalef_ps(live, p, n);
 }
 
-// f32 -> bf16 bits, round to nearest even with NaN kept quiet: the same bits as f32_to_bf16 (core/half.h).
-inline __m256i to_bf16_rne(__m512 v) {
-  const __m512i u = _mm512_castps_si512(v);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
-  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
-  return _mm512_cvtepi32_epi16(r);
-}
+using vec::to_bf16_rne;
 
 inline uint16_t bits16(const std::byte* p) {
   uint16_t h;

@@ -5,11 +5,14 @@
 
 namespace ltx::cpu {
 
-void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out) {
+void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared) {
   if (kind == OpKind::MatMul && opt::try_matmul(std::get<MatMulAttrs>(attrs), inputs, out)) return;
   if (kind == OpKind::Attention && opt::try_attention(std::get<AttentionAttrs>(attrs), inputs, out)) return;
   if ((kind == OpKind::Conv || kind == OpKind::ConvTranspose1d) &&
-      opt::try_conv(kind, std::get<ConvAttrs>(attrs), inputs, out))
+      opt::try_conv(kind, std::get<ConvAttrs>(attrs), inputs, out, prepared))
+    return;
+  if ((kind == OpKind::RmsNorm || kind == OpKind::LayerNorm) &&
+      opt::try_norm(kind, std::get<NormAttrs>(attrs), inputs, out))
     return;
   if ((kind == OpKind::Slice || kind == OpKind::Permute || kind == OpKind::Gather) &&
       opt::try_layout(kind, attrs, inputs, out))

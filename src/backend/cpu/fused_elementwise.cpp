@@ -1,12 +1,16 @@
 // One pass over the output evaluating a FusedProgram: for each block of up to kBlock output elements along the
 // innermost dimension, leaves are loaded (converted to f32, broadcast by stride), each instruction runs over the
-// block in f32, and the last result is stored once in the output dtype.
+// block in f32, and the last result is stored once in the output dtype. On AVX-512 CPUs the instructions, bf16
+// loads and stores run as vectors (fused_elementwise_avx512.cpp).
+#include "backend/cpu/fused_elementwise.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <variant>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/matmul_gemm.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
@@ -59,6 +63,7 @@ void load_block(const LeafView& v, int64_t elem_offset, int64_t inner_stride, in
   }
   if (v.dtype == DType::BF16) {
     const auto* p = reinterpret_cast<const uint16_t*>(v.base) + elem_offset;
+    if (inner_stride == 1 && gemm::avx512_available()) return fused::load_bf16_avx512(p, n, dst);
     for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(p[i * inner_stride]);
     return;
   }
@@ -73,6 +78,7 @@ void store_block(const float* src, int64_t n, DType dtype, std::byte* dst) {
   }
   if (dtype == DType::BF16) {
     auto* p = reinterpret_cast<uint16_t*>(dst);
+    if (gemm::avx512_available()) return fused::store_bf16_avx512(src, n, p);
     for (int64_t i = 0; i < n; ++i) p[i] = f32_to_bf16(src[i]);
     return;
   }
@@ -173,6 +179,9 @@ void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
   const int64_t inner = rank == 0 ? 1 : shape[rank - 1];
   const int64_t rows = inner == 0 ? 0 : shape.numel() / inner;
   const auto out_es = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
+  const bool vector = gemm::avx512_available();
+  // Polynomial transcendentals only where the result is stored in 16 bits (fused_elementwise.h).
+  const bool approximate = out.dtype() == DType::BF16 || out.dtype() == DType::F16;
 
   parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
     // Per-thread scratch, one block per value (leaves and instruction results); grows once, then is reused.
@@ -195,8 +204,9 @@ void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
         }
         for (size_t k = 0; k < program.instrs.size(); ++k) {
           const FusedInstr& ins = program.instrs[k];
-          eval(ins, value(ins.args[0]), value(ins.args[1]), value(ins.args[2]),
-               value(program.n_leaves + static_cast<int>(k)), n);
+          float* r = value(program.n_leaves + static_cast<int>(k));
+          const float *a = value(ins.args[0]), *b = value(ins.args[1]), *c = value(ins.args[2]);
+          if (!vector || !fused::eval_avx512(ins, a, b, c, r, n, approximate)) eval(ins, a, b, c, r, n);
         }
         store_block(value(n_values - 1), n, out.dtype(), out.raw() + (row * inner + c0) * out_es);
       }

@@ -1,0 +1,70 @@
+// AVX-512 helpers shared by the *_avx512.cpp kernels: bf16 <-> f32 conversion with the exact bits of core/half.h,
+// masked loads/stores of f32/bf16 rows, and exp on 16 lanes. Include only from files compiled for AVX-512.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace ltx::cpu::vec {
+
+// f32 -> bf16 bits, round to nearest even with NaN kept quiet: the same bits as f32_to_bf16 (core/half.h).
+inline __m256i to_bf16_rne(__m512 v) {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+  return _mm512_cvtepi32_epi16(r);
+}
+
+inline __mmask16 tail_mask(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
+
+// Up to 16 values (lanes past n are 0) from f32 or bf16 memory.
+inline __m512 load_f32(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+inline __m512 load_bf16(const uint16_t* p, __mmask16 m) {
+  const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+inline void store_f32(float* p, __m512 v, __mmask16 m) { _mm512_mask_storeu_ps(p, m, v); }
+inline void store_bf16(uint16_t* p, __m512 v, __mmask16 m) { _mm256_mask_storeu_epi16(p, m, to_bf16_rne(v)); }
+
+// e^x for every f32 x: 2^n·e^r with n = round(x·log2 e), |r| <= ln2/2, e^r by its Taylor series to r^7
+// (truncation < 6e-9 relative); 2^n applied by vscalefps, which gives +inf past 88.7, gradual underflow to 0 below
+// -87.3 and NaN for NaN. Arguments are clamped to [-200, 100] first. Measured max error against double-precision exp:
+// see ElementwiseFast tests.
+inline __m512 exp(__m512 x, int pow2 = 0);
+
+// Products and sums with the rounding spelled out, which GCC never contracts into an FMA (it may contract plain
+// _mm512_mul_ps + _mm512_add_ps under -mfma), for kernels that must reproduce a reference's separate roundings.
+inline __m512 mul_rn(__m512 a, __m512 b) {
+  return _mm512_mul_round_ps(a, b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+inline __m512 add_rn(__m512 a, __m512 b) {
+  return _mm512_add_round_ps(a, b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+inline __m512 sub_rn(__m512 a, __m512 b) {
+  return _mm512_sub_round_ps(a, b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+// e^x · 2^pow2 (pow2 lets a caller keep e^x's precision where e^x alone would be subnormal).
+inline __m512 exp(__m512 x, int pow2) {
+  x = _mm512_min_ps(_mm512_set1_ps(100.0f), x);   // n stays in range for vscalefps; NaN (second operand) passes
+  x = _mm512_max_ps(_mm512_set1_ps(-200.0f), x);  // e^-200·2^pow2 is still 0 for pow2 <= 100
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // ln2 split so that n·ln2_hi is exact for |n| < 2^12.
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, _mm512_add_ps(n, _mm512_set1_ps(static_cast<float>(pow2))));
+}
+
+}  // namespace ltx::cpu::vec
