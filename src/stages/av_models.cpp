@@ -11,10 +11,12 @@ AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, D
     m.model_version = it->second;
   LTX_CHECK(m.config.contains("transformer"), "pipeline", checkpoint->describe(),
             ": `config` has no \"transformer\" section");
-  const ltxm::DitConfig dit_config =
-      ltxm::DitConfig::from_metadata(m.config.at("transformer"), ltxm::DitModelType::AudioVideo);
-  m.dit = std::make_unique<ltxm::Dit>(
-      ltxm::Dit::load(WeightLoader(checkpoint, "model.diffusion_model."), dit_config, compute));
+  if (parts.dit) {
+    const ltxm::DitConfig dit_config =
+        ltxm::DitConfig::from_metadata(m.config.at("transformer"), ltxm::DitModelType::AudioVideo);
+    m.dit = std::make_unique<ltxm::Dit>(
+        ltxm::Dit::load(WeightLoader(checkpoint, "model.diffusion_model."), dit_config, compute));
+  }
 
   LTX_CHECK(m.config.contains("vae"), "pipeline", checkpoint->describe(), ": `config` has no \"vae\" section");
   const video_vae::VideoVaeConfig vae_config = video_vae::VideoVaeConfig::from_metadata(m.config);

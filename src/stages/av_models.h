@@ -19,6 +19,7 @@
 namespace ltx::stages {
 
 struct AvModelParts {
+  bool dit = true;  // false: the DiT comes from elsewhere (generate --dit)
   bool video_decoder = true;
   bool audio_decoder = true;  // audio VAE decoder and vocoder
 };

@@ -13,6 +13,8 @@
 #include "io/safetensors.h"
 #include "io/staged_outputs.h"
 #include "io/wav_write.h"
+#include "models/ltx/dit_checkpoint.h"
+#include "pipeline/schedule.h"
 #include "stages/av_models.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
@@ -55,8 +57,25 @@ class StageClock {
 };
 
 std::string cache_key(const GenerateRequest& r) {
-  return r.checkpoint + "\n" + r.upsampler + "\n" + r.text_encoder + "\n" + std::string(dtype_name(r.compute));
+  std::string key = r.checkpoint + "\n" + r.dit + "\n" + r.dit_config + "\n" + r.upsampler + "\n" + r.text_encoder +
+                    "\n" + std::string(dtype_name(r.compute));
+  for (const auto& l : r.loras) key += "\nlora " + l.path + ":" + std::to_string(l.strength);
+  if (r.distilled_lora)
+    key += "\ndistilled " + r.distilled_lora->path + ":" + std::to_string(r.distilled_lora->strength);
+  return key + (r.lora_allow_partial ? "\npartial" : "");
 }
+
+constexpr const char* kOfficialDitRoot = "model.diffusion_model.";
+
+bool is_gguf(const std::string& path) { return fs::path(path).extension() == ".gguf"; }
+
+// A GGUF DiT without its own `config` entry takes --dit-config, else the official checkpoint's config.
+std::string dit_config_path(const GenerateRequest& r) {
+  if (!r.dit_config.empty() || !is_gguf(r.dit)) return r.dit_config;
+  return open_gguf(r.dit)->metadata().count("config") ? "" : r.checkpoint;
+}
+
+bool any(const GuiderOverrides& o) { return o.cfg || o.stg || o.rescale || o.modality || o.stg_blocks; }
 
 std::string frame_name(int64_t i) {
   char buf[32];
@@ -93,6 +112,27 @@ void check_request(const GenerateRequest& r) {
   };
   if (r.checkpoint.empty()) problems.push_back("--checkpoint is required");
   need_file(r.checkpoint, "checkpoint");
+  if (!r.checkpoint.empty() && (fs::is_directory(r.checkpoint) || is_gguf(r.checkpoint)))
+    problems.push_back("--checkpoint " + r.checkpoint +
+                       " is a DiT only (Diffusers folder or GGUF); the video VAE, audio VAE, vocoder and text "
+                       "projection come from the official single-file checkpoint: give that as --checkpoint and this "
+                       "as --dit");
+  need_file(r.dit, "DiT");
+  need_file(r.dit_config, "DiT config");
+  if (!r.dit_config.empty() && r.dit.empty()) problems.push_back("--dit-config needs --dit");
+  for (const auto& l : r.loras) need_file(l.path, "LoRA");
+  if (r.distilled_lora) {
+    need_file(r.distilled_lora->path, "distilled LoRA");
+    if (!r.two_stage) problems.push_back("--distilled-lora is for the stage-2 refine: it needs --two-stage");
+    if (r.distilled)
+      problems.push_back(
+          "--distilled runs a distilled checkpoint on both stages; --distilled-lora is for the base "
+          "model's two-stage refine: give one of them");
+  }
+  if (r.distilled && r.steps > 0)
+    problems.push_back("--steps does not apply with --distilled (the distilled sigma lists fix the steps)");
+  if (r.distilled && (any(r.video_guidance) || any(r.audio_guidance)))
+    problems.push_back("guidance options do not apply with --distilled (one positive pass per step)");
   if (r.text_encoder.empty() == r.text_embeddings.empty())
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   need_file(r.text_encoder, "text encoder");
@@ -134,17 +174,44 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
 
   ModelCache local;
   ModelCache& m = cache ? *cache : local;
+  m.progress = progress;
   if (m.key != cache_key(r)) {
     clock.start("load models");
     m = ModelCache{};
+    m.progress = progress;
     m.checkpoint = open_safetensors(r.checkpoint);
-    m.models = load_av_models(m.checkpoint, r.compute);
+    // The DiT: the checkpoint's own, or --dit in any layout open_dit_checkpoint reads.
+    std::optional<ltxm::DitCheckpoint> dit;
+    std::shared_ptr<const WeightSource> dit_weights = m.checkpoint;
+    std::string dit_root = kOfficialDitRoot;
+    if (!r.dit.empty()) {
+      dit = ltxm::open_dit_checkpoint(r.dit, ltxm::DitModelType::AudioVideo, dit_config_path(r));
+      dit_weights = dit->weights;
+      dit_root = dit->root;
+    }
+    // LoRA files are read against the DiT file's layer list before anything heavy is loaded.
+    const LoraRequest lora_request{r.loras, r.distilled_lora, r.lora_allow_partial};
+    std::vector<ltxm::LoraAdapter> adapters;
+    if (!r.loras.empty() || r.distilled_lora)
+      adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));
+    m.models = load_av_models(m.checkpoint, r.compute, {.dit = !dit});
+    if (dit) m.models->dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, r.compute));
+    if (!adapters.empty()) {
+      ModelCache* cache_ptr = &m;
+      m.lora = std::make_unique<LoraWeights>(
+          *m.models->dit, dit_weights, r.compute, lora_request,
+          [cache_ptr](const std::string& line) {
+            if (cache_ptr->progress) cache_ptr->progress->note(line);
+          },
+          dit_root, std::move(adapters));
+    }
     if (r.two_stage) m.upsampler = load_upsampler(open_safetensors(r.upsampler), r.compute);
     if (!r.text_encoder.empty())
       m.encoder = PromptEncoder::load(r.text_encoder, m.checkpoint, m.models->config.at("transformer"), r.compute);
     m.key = cache_key(r);
     clock.stop();
   }
+  if (m.lora) m.lora->use_stage1();  // a previous two-stage call ends on the stage-2 set
   AvModels& models = *m.models;
   report.model_version = models.model_version;
   TextContexts text;
@@ -170,6 +237,8 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
   apply(spec.guidance.video, r.video_guidance);
   apply(spec.guidance.audio, r.audio_guidance);
   spec.noise_dtype = DType::BF16;  // the official pipelines run bf16 latents and draw bf16 noise
+  spec.distilled = r.distilled;
+  if (r.distilled) spec.steps = static_cast<int>(distilled_sigmas_stage1().size()) - 1;
   report.steps = spec.steps;
   report.guidance = spec.guidance;
 
@@ -183,10 +252,12 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
 
   clock.start("denoise");
   const Observer steps = progress_observer(progress);
-  const AvLatents latents =
-      r.two_stage
-          ? run_two_stage({*models.dit, *models.dit, *m.upsampler, models.video_stats}, spec, text, noise, steps)
-          : run_one_stage(*models.dit, spec, text, noise, steps);
+  const AvLatents latents = r.two_stage ? run_two_stage({*models.dit, *models.dit, *m.upsampler, models.video_stats,
+                                                         [&m] {
+                                                           if (m.lora) m.lora->use_stage2();
+                                                         }},
+                                                        spec, text, noise, steps)
+                                        : run_one_stage(*models.dit, spec, text, noise, steps);
   clock.stop();
 
   clock.start("decode");

@@ -14,6 +14,7 @@
 #include "pipeline/params.h"
 #include "stages/av_models.h"
 #include "stages/denoise.h"
+#include "stages/lora_weights.h"
 #include "stages/progress.h"
 #include "stages/text_encoder.h"
 
@@ -27,6 +28,8 @@ struct GuiderOverrides {
 
 struct GenerateRequest {
   std::string checkpoint;       // official single-file safetensors
+  std::string dit;              // the DiT from here instead: official file, Diffusers folder or GGUF (dit_checkpoint.h)
+  std::string dit_config;       // configuration for a GGUF DiT that carries none (default: the checkpoint's)
   std::string text_encoder;     // Gemma 3: GGUF file or Hugging Face folder
   std::string text_embeddings;  // instead of a text encoder: safetensors with context.{video,audio}.{positive,negative}
   std::string upsampler;        // x2 spatial upsampler file (two stages)
@@ -37,6 +40,10 @@ struct GenerateRequest {
   std::string frames_dir;                      // also each frame as DIR/frame_00000.png ...
   std::string sidecar;                         // also a JSON record of the run (stages/sidecar.h)
   bool two_stage = false;
+  bool distilled = false;                        // a distilled DiT: fixed sigma lists, no guidance
+  std::vector<ltxm::LoraSpec> loras;             // --lora, every stage
+  std::optional<ltxm::LoraSpec> distilled_lora;  // --distilled-lora, the stage-2 refine only
+  bool lora_allow_partial = false;               // skip LoRA keys that name no DiT layer
   int64_t frames = 121, height = 512, width = 768;
   double fps = 24.0;
   int steps = 0;  // 0: the model's default
@@ -66,6 +73,8 @@ struct ModelCache {
   std::optional<AvModels> models;
   std::optional<upsampler::LatentUpsampler> upsampler;
   std::unique_ptr<PromptEncoder> encoder;
+  std::unique_ptr<LoraWeights> lora;     // after `models`: it refers to their DiT
+  ProgressReporter* progress = nullptr;  // the current call's, for the LoRA fusion lines
 };
 
 // Precomputed text contexts from a safetensors file: `context.{video,audio}.{positive,negative}`, or the output of

@@ -1,6 +1,9 @@
 #include "stages/lora_weights.h"
 
 #include <cstdio>
+#include <map>
+
+#include "core/error.h"
 
 namespace ltx::stages {
 namespace {
@@ -18,19 +21,46 @@ std::string describe(const ltxm::LoraAdapter& a, float strength) {
 
 }  // namespace
 
+ltxm::LoraTargets checkpoint_lora_targets(const WeightSource& dit_weights, const std::string& prefix) {
+  auto shapes = std::make_shared<std::map<std::string, std::pair<int64_t, int64_t>>>();
+  ltxm::LoraTargets t;
+  const std::string suffix = ".weight";
+  for (const std::string& name : dit_weights.names()) {
+    if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const Shape shape = dit_weights.shape(name);
+    if (shape.rank() != 2) continue;
+    const std::string module = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    t.modules.push_back(module);
+    (*shapes)[module] = {shape[0], shape[1]};
+  }
+  t.shape = [shapes](const std::string& module) { return shapes->at(module); };
+  return t;
+}
+
+std::vector<ltxm::LoraAdapter> read_loras(const LoraRequest& request, const ltxm::LoraTargets& targets) {
+  std::vector<ltxm::LoraAdapter> out;
+  for (const auto& spec : request.loras) out.push_back(ltxm::read_lora(spec.path, targets, request.allow_partial));
+  if (request.distilled_lora)
+    out.push_back(ltxm::read_lora(request.distilled_lora->path, targets, request.allow_partial));
+  return out;
+}
+
 LoraWeights::LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> checkpoint, DType compute,
-                         const LoraRequest& request, const std::function<void(const std::string&)>& report)
-    : fuser_(dit, std::move(checkpoint), compute), report_(report) {
-  auto read = [&](const ltxm::LoraSpec& spec) {
-    adapters_.push_back(ltxm::read_lora(spec.path, fuser_.targets(), request.allow_partial));
-    strengths_.push_back(spec.strength);
-    if (report_) report_(describe(adapters_.back(), spec.strength));
-  };
-  for (const auto& spec : request.loras) read(spec);
+                         const LoraRequest& request, const std::function<void(const std::string&)>& report,
+                         const std::string& prefix, std::vector<ltxm::LoraAdapter> adapters)
+    : fuser_(dit, std::move(checkpoint), compute, prefix), adapters_(std::move(adapters)), report_(report) {
+  if (adapters_.empty()) adapters_ = read_loras(request, fuser_.targets());
+  for (const auto& spec : request.loras) strengths_.push_back(spec.strength);
   if (request.distilled_lora) {
-    read(*request.distilled_lora);
+    strengths_.push_back(request.distilled_lora->strength);
     has_distilled_ = true;
   }
+  LTX_CHECK(adapters_.size() == strengths_.size(), "lora", "expected ", strengths_.size(), " LoRA files, got ",
+            adapters_.size());
+  if (report_)
+    for (size_t i = 0; i < adapters_.size(); ++i) report_(describe(adapters_[i], strengths_[i]));
   use_stage1();
 }
 
@@ -43,6 +73,7 @@ void LoraWeights::use(bool with_distilled) {
   for (size_t i = 0; i < adapters_.size(); ++i)
     if (i < n_user || with_distilled) set.push_back({&adapters_[i], strengths_[i]});
   const ltxm::LoraFuseReport r = fuser_.apply(set);
+  if (r.layers_fused || r.layers_restored) layers_fused_ = r.layers_fused;
   if (!report_ || (r.layers_fused == 0 && r.layers_restored == 0)) return;
   char line[256];
   std::snprintf(line, sizeof line, "%s weights: %lld layers fused, %lld restored in %.2f s%s",

@@ -21,15 +21,30 @@ struct LoraRequest {
   bool allow_partial = false;                    // skip keys that name no DiT layer instead of failing
 };
 
+// The DiT's Linears as its weight file lists them (every 2-D `<prefix>M.weight`), so LoRA files can be checked
+// against a checkpoint before the DiT is loaded; the fuser checks again against the loaded layers.
+ltxm::LoraTargets checkpoint_lora_targets(const WeightSource& dit_weights, const std::string& prefix);
+
+// Reads every file of the request (the user's, then the distilled one), failing on keys that name no target
+// unless allow_partial.
+std::vector<ltxm::LoraAdapter> read_loras(const LoraRequest& request, const ltxm::LoraTargets& targets);
+
 class LoraWeights {
  public:
-  // Reads every file (failing on keys that name no DiT layer unless allow_partial) and fuses the user's LoRAs.
-  // `report` receives one line per file and per fusion.
+  // Fuses the user's LoRAs. `adapters`: the request's files as read_loras returned them, or empty to read them
+  // here against the DiT's layers. `checkpoint` holds the DiT's stored weights under `prefix`. `report` receives
+  // one line per file and per fusion.
   LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> checkpoint, DType compute, const LoraRequest& request,
-              const std::function<void(const std::string&)>& report = {});
+              const std::function<void(const std::string&)>& report = {},
+              const std::string& prefix = "model.diffusion_model.", std::vector<ltxm::LoraAdapter> adapters = {});
 
   void use_stage1();  // base + --lora
   void use_stage2();  // base + --lora + --distilled-lora
+
+  // The resident weight of a DiT layer by official name (for tests).
+  const Tensor& weight(const std::string& module) const { return fuser_.weight(module); }
+  // Layers carrying a LoRA update in the current set.
+  int64_t layers_fused() const { return layers_fused_; }
 
  private:
   void use(bool with_distilled);
@@ -38,6 +53,7 @@ class LoraWeights {
   std::vector<ltxm::LoraAdapter> adapters_;  // the user's, then the distilled one
   std::vector<float> strengths_;
   bool has_distilled_ = false;
+  int64_t layers_fused_ = 0;
   std::function<void(const std::string&)> report_;
 };
 

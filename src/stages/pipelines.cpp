@@ -24,6 +24,18 @@ void observe_final(const Observer& observe, const std::string& prefix, const AvL
   observe(prefix + "latents.audio.final", l.audio);
 }
 
+// Stage 1's sigmas and guidance: the LTX2Scheduler with guidance, or the distilled list with none.
+void set_stage1_sampling(const GenerationSpec& spec, StageSpec& s) {
+  if (spec.distilled) {
+    const auto sigmas = distilled_sigmas_stage1();
+    s.sigmas.assign(sigmas.begin(), sigmas.end());
+    s.guidance.reset();
+    return;
+  }
+  s.sigmas = ltx2_sigmas({.steps = spec.steps});
+  s.guidance = spec.guidance;
+}
+
 }  // namespace
 
 VideoLatentShape video_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, int64_t height,
@@ -44,8 +56,7 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
   s.video = video_latent_shape(dit.config(), spec.batch, spec.frames, spec.height, spec.width);
   s.audio = audio_latent_shape(dit.config(), spec.batch, spec.frames, spec.fps);
   s.fps = spec.fps;
-  s.sigmas = ltx2_sigmas({.steps = spec.steps});
-  s.guidance = spec.guidance;
+  set_stage1_sampling(spec, s);
   s.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s.video_conditions = spec.video_conditions(spec.height, spec.width);
   if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
@@ -61,8 +72,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   s1.video = video_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.height / 2, spec.width / 2);
   s1.audio = audio_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.fps);
   s1.fps = spec.fps;
-  s1.sigmas = ltx2_sigmas({.steps = spec.steps});
-  s1.guidance = spec.guidance;
+  set_stage1_sampling(spec, s1);
   s1.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s1.video_conditions = spec.video_conditions(spec.height / 2, spec.width / 2);
   const Observer o1 = prefixed(observe, "stage1.");
@@ -72,6 +82,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
 
   const Tensor up = upsample_latent(m.upsampler, m.video_stats, l1.video);
   if (observe) observe("upsampled.video", up);
+  if (m.before_stage2) m.before_stage2();
 
   StageSpec s2;
   s2.video = video_latent_shape(m.stage2.config(), spec.batch, spec.frames, spec.height, spec.width);

@@ -20,6 +20,9 @@ struct GenerationSpec {
   int steps = 30;  // stage 1
   AvGuidance guidance;
   DType noise_dtype = DType::F32;
+  // The distilled model (ltx_pipelines/distilled.py): stage 1 on distilled_sigmas_stage1() with one positive pass
+  // per step (no guidance; `steps` and `guidance` are unused); stage 2 is unchanged.
+  bool distilled = false;
   // Image / keyframe conditionings for a stage of the given output pixel size (the two-stage flow asks at half
   // and at full size, as ti2vid_two_stages.py encodes the images once per stage); empty: text only.
   std::function<std::vector<VideoCondition>(int64_t height, int64_t width)> video_conditions;
@@ -40,6 +43,8 @@ struct TwoStageModels {
   ltxm::Dit& stage2;  // the distilled weights (or the stage-1 DiT with the distilled LoRA fused)
   const upsampler::LatentUpsampler& upsampler;
   const video_vae::LatentStats& video_stats;
+  // Called after the upsample, before stage 2 runs (e.g. LoraWeights::use_stage2 switching the one resident DiT).
+  std::function<void()> before_stage2 = {};
 };
 
 // Observed: stage1.* and stage2.* (each stage's names plus sigmas and, for stage 1, latents.*.final),

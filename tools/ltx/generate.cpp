@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
+    "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
+    "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
     "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
@@ -81,6 +83,19 @@ int generate(Args args) {
     auto f = [&]() { return static_cast<float>(number(a, value())); };
     if (a == "--checkpoint")
       r.checkpoint = value();
+    else if (a == "--dit")
+      r.dit = value();
+    else if (a == "--dit-config")
+      r.dit_config = value();
+    else if (a == "--lora")
+      r.loras.push_back(ltxm::parse_lora_spec(value()));
+    else if (a == "--distilled-lora") {
+      LTX_CHECK(!r.distilled_lora, "generate", "--distilled-lora is given once");
+      r.distilled_lora = ltxm::parse_lora_spec(value());
+    } else if (a == "--lora-allow-partial")
+      r.lora_allow_partial = true;
+    else if (a == "--distilled")
+      r.distilled = true;
     else if (a == "--text-encoder")
       r.text_encoder = value();
     else if (a == "--text-embeddings")

@@ -85,6 +85,11 @@ Tensor DitLoraFuser::stored(const std::string& module) const {
   return source_->get(key);
 }
 
+float DitLoraFuser::stored_scale(const std::string& module) const {
+  const std::string key = prefix_ + module + ".weight_scale";
+  return source_->contains(key) ? source_->get(key).to_floats().at(0) : 1.0f;
+}
+
 LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
   const auto t0 = std::chrono::steady_clock::now();
   LoraFuseReport report;
@@ -129,10 +134,21 @@ LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
     const Value d = g.input("down", DType::F32, {rank, n_in});
     g.output(ops::cast(ops::add(w, ops::matmul(u, d)), resident), "fused");
     Plan& plan = plans_.get(g);
-    const Tensor fused = plan.run({as_f32(base), up, down})[0].clone();
+    // An fp8 weight with a per-tensor weight_scale fuses into its dequantized value W8·scale, and the result (no
+    // longer on the fp8 grid) carries scale 1. ltx_core/loader/fuse_loras.py _fuse_delta_with_scaled_fp8 adds the
+    // delta to the same W8·scale in f32 but re-quantizes to fp8 with a new per-tensor scale; keeping the compute
+    // dtype is closer to W + delta and costs one more byte per element of the touched matrices.
+    Tensor base_f32 = as_f32(base);
+    const float base_scale = stored_scale(module);
+    if (base_scale != 1.0f) {
+      base_f32 = base_f32.clone();
+      for (float& v : std::span<float>(base_f32.data<float>(), static_cast<size_t>(base_f32.numel()))) v *= base_scale;
+    }
+    const Tensor fused = plan.run({base_f32, up, down})[0].clone();
     if (dtype_is_quantized(linear.weight.dtype()))
       report.dequantized_bytes += static_cast<int64_t>(fused.nbytes() - linear.weight.nbytes());
     linear.weight = fused;
+    linear.weight_scale = 1.0f;
     now_fused.push_back(module);
     ++report.layers_fused;
   }
@@ -140,6 +156,7 @@ LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
     if (updates.count(module)) continue;
     nn::Linear& linear = *linears_.at(module);
     linear.weight = nn::prepare_matrix(stored(module), compute_);
+    linear.weight_scale = stored_scale(module);
     ++report.layers_restored;
   }
   fused_ = std::move(now_fused);

@@ -10,6 +10,8 @@
 //
 // Block-quantized resident weights (GGUF) that a LoRA touches are dequantized, fused and kept in the compute dtype
 // (bf16 in production): the fused matrix is no longer in the quantization grid. The report counts those bytes.
+// fp8 matrices with a per-tensor weight_scale fuse into W8·scale and keep scale 1 while fused; a restore brings back
+// the fp8 bytes and their scale.
 #pragma once
 
 #include <map>
@@ -47,12 +49,15 @@ class DitLoraFuser {
   const LoraTargets& targets() const { return targets_; }
   // The resident weight of a layer by official name.
   const Tensor& weight(const std::string& module) const { return linears_.at(module)->weight; }
+  // Its per-tensor scale (fp8 weights; 1 otherwise and while fused).
+  float weight_scale(const std::string& module) const { return linears_.at(module)->weight_scale; }
 
   // Makes the resident weights base + these adapters; a no-op when they already are exactly that.
   LoraFuseReport apply(std::span<const WeightedLora> loras);
 
  private:
   Tensor stored(const std::string& module) const;
+  float stored_scale(const std::string& module) const;  // the per-tensor fp8 weight_scale, 1 when there is none
 
   Dit& dit_;
   std::shared_ptr<const WeightSource> source_;
