@@ -130,8 +130,10 @@ std::string default_model_cache_dir() {
 
 void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t gemma_states) {
   const Json config = Json::parse(default_model_config_json());
-  auto source = std::make_shared<InventedWeights>(std::map<std::string, std::string>{
-      {"config", config.dump()}, {"model_version", "2.3.0"}, {"ltx_default_model", std::to_string(kDefaultModelVersion)}});
+  auto source = std::make_shared<InventedWeights>(
+      std::map<std::string, std::string>{{"config", config.dump()},
+                                         {"model_version", "2.3.0"},
+                                         {"ltx_default_model", std::to_string(kDefaultModelVersion)}});
   // The loaders ask for every tensor the engine reads; compute dtype f32 keeps the copies they make cheap.
   load_av_models(source, DType::F32);
   const video_vae::VideoVaeConfig vae_config = video_vae::VideoVaeConfig::from_metadata(config);
@@ -166,8 +168,7 @@ DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states
   if (fs::exists(f.path)) return f;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  LTX_CHECK(!ec && fs::is_directory(dir), "default model", "cannot create the cache folder ", dir, ": ",
-            ec.message());
+  LTX_CHECK(!ec && fs::is_directory(dir), "default model", "cannot create the cache folder ", dir, ": ", ec.message());
   const auto t0 = std::chrono::steady_clock::now();
   write_default_model(f.path, gemma_hidden, gemma_states);
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

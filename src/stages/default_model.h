@@ -42,8 +42,8 @@ void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t 
 
 struct DefaultModelFile {
   std::string path;
-  bool made = false;      // written by this call (first use), not found in the cache
-  double seconds = 0.0;   // time spent making it
+  bool made = false;     // written by this call (first use), not found in the cache
+  double seconds = 0.0;  // time spent making it
 };
 
 // The cached tiny checkpoint for this Gemma, made on first use.

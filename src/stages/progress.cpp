@@ -95,8 +95,8 @@ void JsonProgress::begin(std::string_view stage) {
 void JsonProgress::step() {
   state_.step();
   const double eta = state_.eta();
-  Json j{{"event", "step"},          {"stage", state_.stage()},     {"step", state_.done()},
-         {"total", state_.total()},  {"elapsed", state_.elapsed()}, {"eta", nullptr}};
+  Json j{{"event", "step"},         {"stage", state_.stage()},     {"step", state_.done()},
+         {"total", state_.total()}, {"elapsed", state_.elapsed()}, {"eta", nullptr}};
   if (eta >= 0) j["eta"] = eta;
   line(j.dump());
 }

@@ -12,7 +12,7 @@ namespace ltx::stages {
 namespace {
 
 Json guider_json(const GuiderParams& g) {
-  return Json{{"cfg", g.cfg_scale},           {"stg", g.stg_scale},         {"stg_blocks", g.stg_blocks},
+  return Json{{"cfg", g.cfg_scale},         {"stg", g.stg_scale},           {"stg_blocks", g.stg_blocks},
               {"rescale", g.rescale_scale}, {"modality", g.modality_scale}, {"skip_step", g.skip_step}};
 }
 
