@@ -52,10 +52,17 @@ RgbImage frame_to_rgb(const AVFrame* f, const std::string& what) {
                                                           nullptr, nullptr));
   LTX_CHECK(sws != nullptr, "image", what, ": cannot convert pixel format ",
             av_get_pix_fmt_name(static_cast<AVPixelFormat>(f->format)), " to RGB");
-  RgbImage out{f->height, f->width, std::vector<uint8_t>(static_cast<size_t>(f->height) * f->width * 3)};
-  uint8_t* dst[1] = {out.rgb.data()};
-  const int dst_stride[1] = {f->width * 3};
+  // swscale's vector code writes whole blocks past a row's end: convert into rows padded to 64 bytes (plus a spare
+  // row), then copy the pixels out.
+  const int stride = (f->width * 3 + 63) / 64 * 64;
+  std::vector<uint8_t> padded(static_cast<size_t>(stride) * (f->height + 1));
+  uint8_t* dst[1] = {padded.data()};
+  const int dst_stride[1] = {stride};
   sws_scale(sws.get(), f->data, f->linesize, 0, f->height, dst, dst_stride);
+  RgbImage out{f->height, f->width, std::vector<uint8_t>(static_cast<size_t>(f->height) * f->width * 3)};
+  for (int y = 0; y < f->height; ++y)
+    std::memcpy(out.rgb.data() + static_cast<size_t>(y) * f->width * 3, padded.data() + static_cast<size_t>(y) * stride,
+                static_cast<size_t>(f->width) * 3);
   return out;
 }
 
@@ -119,8 +126,14 @@ RgbImage h264_roundtrip(const RgbImage& image, int crf) {
   std::unique_ptr<SwsContext, SwsFree> to_yuv(
       sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr));
   LTX_CHECK(to_yuv != nullptr, "image", what, ": cannot create the RGB -> YUV converter");
-  const uint8_t* src[1] = {image.rgb.data()};
-  const int src_stride[1] = {static_cast<int>(image.width * 3)};
+  // The top-left w x h of the image in rows padded to 64 bytes (swscale reads whole blocks past a row's end).
+  const int src_row = (w * 3 + 63) / 64 * 64;
+  std::vector<uint8_t> padded(static_cast<size_t>(src_row) * (h + 1));
+  for (int y = 0; y < h; ++y)
+    std::memcpy(padded.data() + static_cast<size_t>(y) * src_row,
+                image.rgb.data() + static_cast<size_t>(y) * image.width * 3, static_cast<size_t>(w) * 3);
+  const uint8_t* src[1] = {padded.data()};
+  const int src_stride[1] = {src_row};
   sws_scale(to_yuv.get(), src, src_stride, 0, h, yuv->data, yuv->linesize);
   yuv->pts = 0;
 

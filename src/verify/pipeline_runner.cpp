@@ -1,10 +1,12 @@
 // Golden-case runners for whole pipelines (components "pipeline_one_stage" and "pipeline_two_stage",
 // tests/golden/pipeline/, made by tools/reference/make_pipeline_goldens.py): the recorded noise is replayed in
 // draw order, and every observed latent, x0, position and sigma is returned under the case's names, so each step
-// is compared. The one-stage case also decodes video (frames) and audio (mel, waveform).
+// is compared. The one-stage and image-to-video cases also decode video (frames) and audio (mel, waveform).
 #include "core/error.h"
 #include "io/safetensors.h"
+#include "nn/weight_loader.h"
 #include "stages/av_models.h"
+#include "stages/image_conditioning.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
 #include "verify/components.h"
@@ -95,11 +97,58 @@ std::map<std::string, Tensor> run_two_stage_case(const GoldenCase& c, Precision 
   return out;
 }
 
+// Image-to-video: the encoder is the case's own file; the DiT and decoders are the shared case's. The recorded
+// preprocessed pixels (image.N.pixels) feed the encoder, so the chain is compared exactly from there; the H.264
+// round trip and the resize are tested apart (tests/pipeline/image_conditioning_test.cpp).
+std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const std::string shared = c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors";
+  const auto source = open_safetensors(shared);
+  AvModels models = load_av_models(source, compute_dtype(p));
+  // Conditioned tokens have timesteps below σ, where the A<->V modulation semantics differ: the case is
+  // ltx-core 1.0.0's (dit_config.h AvTimestepSemantics::OtherSigma), not the loader's default.
+  ltxm::DitConfig dit_config = models.dit->config();
+  dit_config.av_semantics = ltxm::AvTimestepSemantics::OtherSigma;
+  models.dit = std::make_unique<ltxm::Dit>(
+      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), dit_config, compute_dtype(p)));
+  auto encoder = std::make_shared<const video_vae::VideoEncoder>(
+      load_video_encoder(open_safetensors(c.weights_path()), compute_dtype(p)));
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  std::vector<ImageConditionInput> images;
+  for (const auto& im : params.at("images"))
+    images.push_back({"", im.at("frame").get<int64_t>(), im.at("strength").get<double>(), im.at("crf").get<int>()});
+  std::map<std::string, Tensor> out;
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance = guidance_from_json(params.at("guidance"));
+  spec.video_conditions = [&](int64_t height, int64_t width) {
+    std::vector<VideoCondition> conditions;
+    for (size_t i = 0; i < images.size(); ++i) {
+      const Tensor pixels = in.get("image." + std::to_string(i) + ".pixels");
+      LTX_CHECK(pixels.dim(3) == height && pixels.dim(4) == width, "verify", "recorded pixels ", pixels.shape().str(),
+                " are not ", height, "x", width);
+      const Tensor latent = encode_pixels(*encoder, pixels);
+      out["image." + std::to_string(i) + ".latent"] = latent;
+      conditions.push_back({latent, images[i].frame, images[i].strength});
+    }
+    return conditions;
+  };
+  NoiseReplayer noise = recorded_noise(in);
+  const AvLatents latents = run_one_stage(*models.dit, spec, contexts(in), noise, collect_into(out));
+  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
+  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+  out["audio.mel"] = mel;
+  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
+  out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
+  check_replayed_all(noise);
+  return out;
+}
+
 }  // namespace
 
 void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_one_stage", run_one_stage_case);
   registry.add("pipeline_two_stage", run_two_stage_case);
+  registry.add("pipeline_i2v", run_i2v_case);
 }
 
 }  // namespace ltx

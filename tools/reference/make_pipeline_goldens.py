@@ -237,9 +237,11 @@ class StepRecorder:
 
 
 def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, components, steps: StepRecorder,
-                             noise_scale: float = 1.0, initial_video_latent=None, initial_audio_latent=None):
-    """ltx_pipelines.utils.helpers.denoise_audio_video (no conditionings) with the audio latent channel count as a
-    parameter; the loop is euler_denoising_loop, as both pipelines' denoising_loop_fn."""
+                             noise_scale: float = 1.0, initial_video_latent=None, initial_audio_latent=None,
+                             conditionings=()):
+    """ltx_pipelines.utils.helpers.denoise_audio_video with the audio latent channel count as a parameter; the
+    video conditionings go to noise_video_state as there; the loop is euler_denoising_loop, as both pipelines'
+    denoising_loop_fn."""
     from ltx_core.tools import AudioLatentTools
     from ltx_core.types import AudioLatentShape
     from ltx_pipelines.utils.helpers import create_noised_state, noise_video_state
@@ -247,7 +249,7 @@ def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, 
 
     dtype, device = torch.float32, torch.device("cpu")
     video_state, video_tools = noise_video_state(
-        output_shape=output_shape, noiser=noiser, conditionings=[], components=components, dtype=dtype,
+        output_shape=output_shape, noiser=noiser, conditionings=list(conditionings), components=components, dtype=dtype,
         device=device, noise_scale=noise_scale, initial_latent=initial_video_latent,
     )
     audio_shape = AudioLatentShape.from_video_pixel_shape(output_shape, channels=AUDIO_Z, mel_bins=AUDIO_LATENT_MEL)
@@ -309,10 +311,10 @@ def decode(ledger: Ledger, video_latent, audio_latent, generator, rec: Recorder)
     return {"video.decoded": captured["video"], "audio.waveform": audio.waveform}, audio.sampling_rate
 
 
-def pixel_shape(height: int, width: int):
+def pixel_shape(height: int, width: int, fps: float = FPS):
     from ltx_core.types import VideoPixelShape
 
-    return VideoPixelShape(batch=1, frames=NUM_FRAMES, width=width, height=height, fps=FPS)
+    return VideoPixelShape(batch=1, frames=NUM_FRAMES, width=width, height=height, fps=fps)
 
 
 def pipeline_components():
@@ -326,7 +328,7 @@ def pipeline_components():
 def noise_inputs(draws: list, expected: list[tuple[str, tuple]]) -> tuple[dict, list]:
     """Names the recorded draws and checks them against the expected sequence (what, token-layout shape)."""
     if len(draws) != len(expected):
-        raise RuntimeError(f"{len(draws)} noise draws, expected {len(expected)}")
+        raise RuntimeError(f"{len(draws)} noise draws {[tuple(d.shape) for d in draws]}, expected {len(expected)}")
     inputs, described = {}, []
     for i, (t, (what, shape)) in enumerate(zip(draws, expected, strict=True)):
         if tuple(t.shape) != shape or t.dtype != torch.float32:
@@ -402,7 +404,8 @@ GUIDED_CALL = (
 )
 
 
-def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: int, ctx: dict, stg_block: int):
+def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: int, ctx: dict, stg_block: int,
+                 conditionings=()):
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.schedulers import LTX2Scheduler
 
@@ -410,7 +413,8 @@ def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: 
     rec.add(f"{prefix}sigmas", sigmas)
     steps_rec = StepRecorder(rec, prefix, transformer, GUIDED_PASSES)
     states = denoise_audio_video_tiny(shape, noiser, sigmas, EulerDiffusionStep(),
-                                      guided_denoise_fn(transformer, ctx, stg_block), pipeline_components(), steps_rec)
+                                      guided_denoise_fn(transformer, ctx, stg_block), pipeline_components(), steps_rec,
+                                      conditionings=conditionings)
     steps_rec.close()
     return states
 
@@ -568,7 +572,151 @@ def two_stage_case() -> GoldenCase:
     )
 
 
-CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case}
+# The image-to-video case: image 0 replaces latent frame 0 (strength < 1, so its tokens are partly noised and
+# denoised), image 1 is a keyframe on the last frame (strength 1: appended tokens that stay clean). Source sizes
+# differ from the target so the cover resize crops along both axes. fps 64 keeps the audio (and the golden) short.
+I2V_SHAPE = (32, 32)  # height, width: one latent pixel per frame keeps the decoded video small
+I2V_FPS = 64.0
+I2V_IMAGES = ({"frame": 0, "strength": 0.9, "size": (20, 28), "seed": 8300},
+              {"frame": NUM_FRAMES - 1, "strength": 1.0, "size": (24, 18), "seed": 8301})
+# The encoder's 4 compressions (x2 space, x2 time, x2 all, x2 all after the x4 patch) at width 8 with no res_x
+# stages: the default tiny widths (8..64) would be 2.3 MB; the decoder's blocks (shared file) are unchanged.
+I2V_ENCODER_BLOCKS = [["compress_space_res", {"multiplier": 1}], ["compress_time_res", {"multiplier": 1}],
+                      ["compress_all_res", {"multiplier": 1}], ["compress_all_res", {"multiplier": 1}]]
+I2V_SHARED = "t2v_audio_one_stage"  # the case whose weights.safetensors holds the DiT, decoders and vocoder
+
+
+def source_image(size: tuple[int, int], seed: int):
+    """A deterministic RGB still (uint8 [H,W,3]): smooth colour ramps plus seeded noise, so the H.264 round trip
+    and the bilinear resize both change it."""
+    import numpy as np
+
+    h, w = size
+    y, x = torch.meshgrid(torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32), indexing="ij")
+    base = torch.stack([x / w * 200, y / h * 200, (x + y) / (h + w) * 255], dim=-1)
+    img = (base + seeded_randn((h, w, 3), seed, 20.0)).clamp(0, 255).round().to(torch.uint8)
+    return np.ascontiguousarray(img.numpy())
+
+
+def i2v_case() -> GoldenCase:
+    from ltx_core.components.noisers import GaussianNoiser
+    from ltx_core.model.video_vae import VAE_ENCODER_COMFY_KEYS_FILTER, VideoEncoderConfigurator
+    from ltx_pipelines.utils.constants import DEFAULT_IMAGE_CRF
+    from ltx_pipelines.utils.helpers import combined_image_conditionings
+    from ltx_pipelines.utils.media_io import decode_image, normalize_latent, preprocess, resize_and_center_crop
+    from make_vae_goldens import STATS as VAE_STATS
+    from PIL import Image
+    from ltx_pipelines.utils.args import ImageConditioningInput
+
+    height, width = I2V_SHAPE
+    steps, stg_block = 3, 1
+    config, _ = component_configs(decode=True, upsample=False)
+    weights, _ = build_weights(config, True, None)  # the same tensors as t2v_audio_one_stage's file
+    config["vae"]["encoder_blocks"] = I2V_ENCODER_BLOCKS
+    _, enc_weights = roundtrip(config, VideoEncoderConfigurator, VAE_ENCODER_COMFY_KEYS_FILTER, vae_key("encoder"),
+                               7100, rules=[stats_rule], seeded_buffers=VAE_STATS)
+    for k, v in enc_weights.items():
+        if k in weights and not torch.equal(weights[k], v):
+            raise RuntimeError(f"shared checkpoint tensor {k} differs between the encoder and the decoder")
+    ctx = contexts(8200)
+    rec = Recorder()
+    draws: list = []
+    inputs: dict = {}
+    sources = [source_image(im["size"], im["seed"]) for im in I2V_IMAGES]  # seeded before recording the draws
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
+        ledger = Ledger(Path(tmp), config, {**weights, **enc_weights}, None, {})
+        images = []
+        for i, im in enumerate(I2V_IMAGES):
+            path = Path(tmp) / f"image{i}.png"
+            Image.fromarray(sources[i]).save(path)
+            images.append(ImageConditioningInput(str(path), im["frame"], im["strength"]))
+            # load_image_conditioning's steps, recorded one by one (checked against the encoder's input below).
+            source = decode_image(str(path))
+            reencoded = preprocess(source, crf=DEFAULT_IMAGE_CRF)
+            pixels = normalize_latent(resize_and_center_crop(torch.tensor(reencoded, dtype=torch.float32), height,
+                                                             width), torch.device("cpu"), torch.float32)
+            inputs[f"image.{i}.source"] = torch.tensor(source, dtype=torch.float32)
+            inputs[f"image.{i}.reencoded"] = torch.tensor(reencoded, dtype=torch.float32)
+            inputs[f"image.{i}.pixels"] = pixels
+        encoder = ledger.get("video_encoder")
+        seen = []
+        h = encoder.register_forward_hook(lambda _m, args, out: seen.append((args[0].clone(), out.clone())))
+        conditionings = combined_image_conditionings(images=images, height=height, width=width,
+                                                     video_encoder=encoder, dtype=torch.float32,
+                                                     device=torch.device("cpu"))
+        h.remove()
+        for i, (pix, lat) in enumerate(seen):
+            if not torch.equal(pix, inputs[f"image.{i}.pixels"]):
+                raise RuntimeError(f"image {i}: recorded preprocessing differs from load_image_conditioning")
+            rec.add(f"image.{i}.latent", lat)
+        generator = torch.Generator(device="cpu").manual_seed(SEED)
+        noiser = GaussianNoiser(generator=generator)
+        transformer = ledger.get("transformer")
+        shape = pixel_shape(height, width, I2V_FPS)
+        video_state, audio_state = guided_stage(rec, "", transformer, shape, noiser, steps, ctx, stg_block,
+                                                conditionings)
+        outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
+        decoded, sampling_rate = decode(ledger, video_state.latent, audio_state.latent, generator, rec)
+        outputs.update(decoded)
+    n_video = 2 * (height // 32) * (width // 32)
+    n_key = (height // 32) * (width // 32)
+    n_audio = audio_state.latent.shape[2]
+    noise, described = noise_inputs(draws, [("video initial noise (generated + appended keyframe tokens)",
+                                             (1, n_video + n_key, VIDEO_CHANNELS)),
+                                            ("audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH))])
+    params = {
+        **common_params(None),
+        "fps": I2V_FPS,
+        "pipeline": "TI2VidOneStagePipeline (ltx-pipelines 1.0.0) with images",
+        "height": height,
+        "width": width,
+        "num_inference_steps": steps,
+        "shared_weights": I2V_SHARED,
+        "weights_layout": {
+            "encoder": "weights.safetensors holds only the video VAE encoder (vae.encoder.*, "
+            "vae.per_channel_statistics.*) with the full `config`",
+            "shared": f"the DiT, video decoder, audio decoder and vocoder are the tensors of ../{I2V_SHARED}/"
+            "weights.safetensors (same generator code and seeds), not stored twice",
+        },
+        "images": [{"frame": im["frame"], "strength": im["strength"], "crf": DEFAULT_IMAGE_CRF,
+                    "source_size": list(im["size"])} for im in I2V_IMAGES],
+        "image_inputs": "image.N.source = decode_image of the PNG (PIL, [H,W,3] 0..255); image.N.reencoded = "
+        "preprocess(source, crf) (PyAV libx264 round trip, as float); image.N.pixels = normalize_latent("
+        "resize_and_center_crop(reencoded)) [1,3,1,H,W], exactly the video encoder's input in "
+        "combined_image_conditionings (checked); image.N.latent = its output",
+        "conditioning": "combined_image_conditionings: frame 0 -> VideoConditionByLatentIndex(latent_idx=0), other "
+        "frames -> VideoConditionByKeyframeIndex (appended tokens, positions time-shifted by the frame, no "
+        "attention mask); video latents, x0 and positions carry the appended tokens until clear_conditioning",
+        "video_latent_shape": list(video_state.latent.shape),
+        "audio_latent_shape": list(audio_state.latent.shape),
+        "audio_sampling_rate": sampling_rate,
+        "guidance": guidance_params(stg_block),
+        "noise_draws": described,
+        "video_decode": "decode_video without tiling (video.decoded [B,3,F,H,W])",
+        "audio_decode": "decode_audio: audio.mel, audio.waveform [2,N]",
+        "call_sequence": [
+            "conditionings = combined_image_conditionings(images, height, width, video_encoder) (before the seed)",
+            "generator = torch.Generator('cpu').manual_seed(seed); noiser = GaussianNoiser(generator)",
+            "sigmas = LTX2Scheduler().execute(steps=num_inference_steps), float32",
+            GUIDED_CALL,
+            "video state: create_initial_state, then each conditioning's apply_to in order, then the noiser "
+            "draws noise.0000 over every token (appended included) and mixes by denoise_mask",
+            *stage_calls("", "noise.0000", "noise.0001")[1:],
+            "decode_video(video latent, video decoder, generator); decode_audio(audio latent, audio decoder, vocoder)",
+        ],
+    }
+    return GoldenCase(
+        group="pipeline", case="i2v_keyframes", component="pipeline_i2v",
+        description="Tiny LTX-2.3 one-stage image-to-video+audio run: an image on frame 0 by latent replacement "
+        "(strength 0.9) and a keyframe on the last frame (strength 1), official preprocessing, 3 guided Euler steps, "
+        "9 frames 32x32 at 64 fps, decode; DiT and decoders shared with t2v_audio_one_stage",
+        generator=GENERATOR, weights=enc_weights, weights_metadata={"config": canonical_json(config)},
+        inputs={**noise, **ctx, **inputs}, outputs=outputs, intermediates=rec.values, params=params,
+        tolerance=TOLERANCE,
+    )
+
+
+CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case, "i2v_keyframes": i2v_case}
 
 
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
