@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 shift || true
+extra=("$@")
 ltx=${LTX:-build/ltx}
 [ -x "$ltx" ] || { echo "first_generation: $ltx not built (scripts/setup)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ltx_first_generation.XXXXXX)
@@ -19,12 +20,12 @@ run() {  # $1: cold|warm, $2: round
   local cache="$work/cache-$1"
   [ "$1" = cold ] && rm -rf "$cache"
   LTX_CACHE_DIR="$cache" "$ltx" generate --prompt "a red fox running through fresh snow at dawn" \
-    --output "$work/out.mp4" --repeat 2 --progress json "$@" >"$work/$1-$2.jsonl"
+    --output "$work/out.mp4" --repeat 2 --progress json "${extra[@]}" >"$work/$1-$2.jsonl"
 }
-LTX_CACHE_DIR="$work/cache-warm" "$ltx" generate --prompt warmup --output "$work/out.mp4" --quiet "$@"  # makes the warm cache
+LTX_CACHE_DIR="$work/cache-warm" "$ltx" generate --prompt warmup --output "$work/out.mp4" --quiet "${extra[@]}"  # makes the warm cache
 for ((i = 1; i <= rounds; i++)); do
-  run cold "$i" "$@"
-  run warm "$i" "$@"
+  run cold "$i"
+  run warm "$i"
 done
 
 python3 - "$work" "$rounds" <<'PY'
