@@ -177,7 +177,7 @@ DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states
 }
 
 bool use_default_model_when_unnamed(GenerateRequest& r, const std::set<std::string>& given, DefaultModelFile* file) {
-  if (!r.checkpoint.empty() || !r.text_encoder.empty() || !r.text_embeddings.empty()) return false;
+  if (!r.checkpoint.empty() || !r.dit.empty() || !r.text_encoder.empty() || !r.text_embeddings.empty()) return false;
   const DefaultModelRequest d;
   if (!given.count("--frames")) r.frames = d.frames;
   if (!given.count("--height")) r.height = d.height;
