@@ -152,6 +152,7 @@ void check_request(const GenerateRequest& r) {
   if (!r.frames_dir.empty() && fs::exists(r.frames_dir) && !fs::is_directory(r.frames_dir))
     problems.push_back("--frames-dir " + r.frames_dir + " exists and is not a folder");
   if (r.steps < 0) problems.push_back("--steps must be positive");
+  for (const std::string& p : image_condition_problems(r.images, r.frames)) problems.push_back(p);
   try {
     check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
   } catch (const Error& e) {
@@ -242,6 +243,12 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
   report.steps = spec.steps;
   report.guidance = spec.guidance;
 
+  if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
+    auto encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, r.compute));
+    spec.video_conditions = image_conditioner(r.images, encoder, [&r](size_t i, int64_t h, int64_t w) {
+      return load_conditioning_pixels(r.images[i], h, w);
+    });
+  }
   TorchGenerator generator(r.seed);
   TorchNoise live(generator);
   std::unique_ptr<NoiseReplayer> replay;

@@ -14,6 +14,7 @@
 #include "pipeline/params.h"
 #include "stages/av_models.h"
 #include "stages/denoise.h"
+#include "stages/image_conditioning.h"
 #include "stages/lora_weights.h"
 #include "stages/progress.h"
 #include "stages/text_encoder.h"
@@ -35,6 +36,7 @@ struct GenerateRequest {
   std::string upsampler;        // x2 spatial upsampler file (two stages)
   std::string prompt;
   std::optional<std::string> negative_prompt;  // default: the official one
+  std::vector<ImageConditionInput> images;     // --image: frame 0 by latent replacement, others as keyframes
   std::string output;                          // .mp4
   std::string wav;                             // also the waveform as 16-bit PCM WAV at the vocoder's rate
   std::string frames_dir;                      // also each frame as DIR/frame_00000.png ...

@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
-    "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
+    "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]...\n"
+"                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
     "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
@@ -140,6 +141,8 @@ int generate(Args args) {
       r.video_guidance.modality = f();
     else if (a == "--audio-modality")
       r.audio_guidance.modality = f();
+    else if (a == "--image")
+      r.images.push_back(stages::parse_image_argument(value()));
     else if (a == "--record-noise")
       r.record_noise = value();
     else if (a == "--replay-noise")
