@@ -184,7 +184,7 @@ bool use_default_model_when_unnamed(GenerateRequest& r, const std::set<std::stri
   if (!given.count("--width")) r.width = d.width;
   if (!given.count("--steps")) r.steps = d.steps;
   // The request's own mistakes first: nothing is made for a request that fails.
-  LTX_CHECK(!r.prompt.empty() && !r.output.empty(), "generate",
+  LTX_CHECK((!r.prompt.empty() || !r.prompts.empty()) && !r.output.empty(), "generate",
             "--prompt and --output are required (the embedded default model is used as no model is named)");
   check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
   const std::string gguf = find_default_text_encoder();

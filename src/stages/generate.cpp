@@ -1,5 +1,6 @@
 #include "stages/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,6 +76,31 @@ std::string dit_config_path(const GenerateRequest& r) {
   return open_gguf(r.dit)->metadata().count("config") ? "" : r.checkpoint;
 }
 
+// --checkpoint must hold everything but (with --dit) the DiT: says which parts a DiT-only or partial file lacks.
+void check_checkpoint_parts(const WeightSource& c, const std::string& path, bool need_dit) {
+  const auto config_it = c.metadata().find("config");
+  const Json config = config_it == c.metadata().end() ? Json::object() : metadata_json(c, "config");
+  std::vector<std::string> missing;
+  auto need = [&](const char* section, const char* prefix, const char* what) {
+    bool has_tensors = false;
+    for (const std::string& n : c.names())
+      if (n.rfind(prefix, 0) == 0) {
+        has_tensors = true;
+        break;
+      }
+    if (!config.contains(section) || !has_tensors) missing.push_back(std::string(what) + " (" + prefix + "*)");
+  };
+  if (need_dit) need("transformer", kOfficialDitRoot, "the DiT");
+  need("vae", "vae.", "the video VAE");
+  need("audio_vae", "audio_vae.", "the audio VAE");
+  need("vocoder", "vocoder.", "the vocoder");
+  if (missing.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+  fail("generate", "checkpoint " + path + " lacks " + list +
+                       ": --checkpoint must be the official single-file checkpoint; a DiT-only file goes to --dit");
+}
+
 bool any(const GuiderOverrides& o) { return o.cfg || o.stg || o.rescale || o.modality || o.stg_blocks; }
 
 std::string frame_name(int64_t i) {
@@ -83,7 +109,42 @@ std::string frame_name(int64_t i) {
   return buf;
 }
 
+// Rows `rows` of t ([N, ...]) as a new [rows.size(), ...] tensor.
+Tensor pick_rows(const Tensor& t, const std::vector<int64_t>& rows) {
+  Shape shape = t.shape();
+  shape[0] = static_cast<int64_t>(rows.size());
+  Tensor out = Tensor::empty(t.dtype(), shape);
+  for (size_t i = 0; i < rows.size(); ++i)
+    out.slice(0, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1).copy_from(t.slice(0, rows[i], rows[i] + 1));
+  return out;
+}
+
+// Precomputed contexts hold one prompt ([1, ...]), or one row per item.
+TextContexts contexts_for_items(const TextContexts& t, int64_t items, const std::string& path) {
+  auto rows = [&](const Tensor& x) -> Tensor {
+    if (!x.defined() || x.dim(0) == items) return x;
+    LTX_CHECK(x.dim(0) == 1, "generate", path, " holds contexts for ", x.dim(0), " prompts; the request makes ", items,
+              " items");
+    return pick_rows(x, std::vector<int64_t>(static_cast<size_t>(items), 0));
+  };
+  return {rows(t.video_positive), rows(t.audio_positive), rows(t.video_negative), rows(t.audio_negative)};
+}
+
 }  // namespace
+
+std::vector<std::string> request_prompts(const GenerateRequest& r) {
+  return r.prompts.empty() ? std::vector<std::string>{r.prompt} : r.prompts;
+}
+
+int64_t request_items(const GenerateRequest& r) {
+  return std::max<int64_t>(1, static_cast<int64_t>(r.prompts.size())) * std::max<int64_t>(1, r.batch);
+}
+
+std::string item_path(const std::string& path, int64_t item, int64_t items) {
+  if (items == 1 || path.empty()) return path;
+  const fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + "_" + std::to_string(item) + p.extension().string())).string();
+}
 
 // Precomputed contexts: `context.{video,audio}.{positive,negative}`, or the output of `ltx encode POSITIVE
 // [NEGATIVE]`, whose prompt 0 is the positive and prompt 1 (if any) the negative.
@@ -137,7 +198,16 @@ void check_request(const GenerateRequest& r) {
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   need_file(r.text_encoder, "text encoder");
   need_file(r.text_embeddings, "text embeddings");
-  if (!r.text_encoder.empty() && r.prompt.empty()) problems.push_back("--prompt is required with a text encoder");
+  if (!r.text_encoder.empty() && r.prompt.empty() && r.prompts.empty())
+    problems.push_back("--prompt is required with a text encoder");
+  if (!r.prompt.empty() && !r.prompts.empty()) problems.push_back("give one prompt or a list of prompts, not both");
+  for (size_t i = 0; i < r.prompts.size(); ++i)
+    if (r.prompts[i].empty()) problems.push_back("prompt " + std::to_string(i + 1) + " is empty");
+  if (!r.text_embeddings.empty() && !r.prompts.empty())
+    problems.push_back(
+        "several prompts need a text encoder (--text-embeddings holds one prompt's contexts; --batch N makes N "
+        "samples of it)");
+  if (r.batch < 1) problems.push_back("--batch must be at least 1");
   if (r.two_stage && r.upsampler.empty()) problems.push_back("two stages need --upsampler");
   need_file(r.upsampler, "upsampler");
   need_file(r.replay_noise, "noise recording");
@@ -181,6 +251,7 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
     m = ModelCache{};
     m.progress = progress;
     m.checkpoint = open_safetensors(r.checkpoint);
+    check_checkpoint_parts(*m.checkpoint, r.checkpoint, r.dit.empty());
     // The DiT: the checkpoint's own, or --dit in any layout open_dit_checkpoint reads.
     std::optional<ltxm::DitCheckpoint> dit;
     std::shared_ptr<const WeightSource> dit_weights = m.checkpoint;
@@ -196,7 +267,13 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
     if (!r.loras.empty() || r.distilled_lora)
       adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));
     m.models = load_av_models(m.checkpoint, r.compute, {.dit = !dit});
-    if (dit) m.models->dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, r.compute));
+    if (dit) {
+      const int64_t vae_channels = m.models->video_stats.mean.numel();
+      LTX_CHECK(dit->config.in_channels == vae_channels, "generate", "the DiT of ", r.dit, " takes ",
+                dit->config.in_channels, " latent channels but the video VAE of ", r.checkpoint, " has ", vae_channels,
+                ": --dit and --checkpoint must be the same model");
+      m.models->dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, r.compute));
+    }
     if (!adapters.empty()) {
       ModelCache* cache_ptr = &m;
       m.lora = std::make_unique<LoraWeights>(
@@ -215,20 +292,31 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
   if (m.lora) m.lora->use_stage1();  // a previous two-stage call ends on the stage-2 set
   AvModels& models = *m.models;
   report.model_version = models.model_version;
+  const std::vector<std::string> prompts = request_prompts(r);
+  const int64_t items = request_items(r);
   TextContexts text;
   if (!r.text_embeddings.empty()) {
-    text = load_text_contexts(r.text_embeddings);
+    text = contexts_for_items(load_text_contexts(r.text_embeddings), items, r.text_embeddings);
   } else {
     clock.start("encode prompt");
     report.negative_prompt = r.negative_prompt.value_or(default_negative_prompt());
-    const PromptContexts pos = m.encoder->encode(r.prompt);
-    const PromptContexts neg = m.encoder->encode(report.negative_prompt);
-    text = {pos.video, pos.audio, neg.video, neg.audio};
+    // One encoder batch: every prompt, then the negative; item p·batch + s takes prompt p's row.
+    std::vector<std::string> all = prompts;
+    all.push_back(report.negative_prompt);
+    const PromptContexts c = m.encoder->encode(all);
+    std::vector<int64_t> positive_rows, negative_rows;
+    for (int64_t i = 0; i < items; ++i) {
+      positive_rows.push_back(i / r.batch);
+      negative_rows.push_back(static_cast<int64_t>(prompts.size()));
+    }
+    text = {pick_rows(c.video, positive_rows), pick_rows(c.audio, positive_rows), pick_rows(c.video, negative_rows),
+            pick_rows(c.audio, negative_rows)};
     clock.stop();
   }
 
   const PipelineDefaults defaults = pipeline_defaults(models.model_version, models.dit->config().n_layers);
   GenerationSpec spec;
+  spec.batch = items;
   spec.frames = r.frames;
   spec.height = r.height;
   spec.width = r.width;
@@ -278,36 +366,54 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
   clock.stop();
 
   clock.start("write");
-  const std::vector<uint8_t> rgb = video_to_rgb8(video, 0);
   report.frames = video.dim(2);
   report.height = video.dim(3);
   report.width = video.dim(4);
   report.audio_sample_rate = models.vocoder->output_sampling_rate();
   report.audio_samples = wave.dim(2);
-  const std::vector<float> samples = wave.slice(0, 0, 1).contiguous().to_floats();
-  io::StagedOutputs out;  // nothing appears at the targets until every output is complete
-  if (!r.wav.empty()) io::write_wav(out.file(r.wav), report.audio_sample_rate, wave.dim(1), samples);
-  if (!r.frames_dir.empty()) {
-    std::vector<std::string> names;
-    for (int64_t f = 0; f < report.frames; ++f) names.push_back(frame_name(f));
-    const std::vector<std::string> paths = out.files_in(r.frames_dir, names);
-    const size_t frame_bytes = static_cast<size_t>(report.height * report.width * 3);
-    for (size_t f = 0; f < paths.size(); ++f)
-      io::write_png(paths[f], report.height, report.width,
-                    std::span<const uint8_t>(rgb).subspan(f * frame_bytes, frame_bytes));
+  report.items = items;
+  io::StagedOutputs out;  // nothing appears at the targets until every output of every item is complete
+  std::vector<GenerateRequest> item_requests;
+  for (int64_t i = 0; i < items; ++i) {
+    GenerateRequest ri = r;  // this item's prompt and file names (the sidecar records them)
+    ri.prompt = prompts[static_cast<size_t>(i / r.batch)];
+    ri.prompts.clear();
+    ri.output = item_path(r.output, i, items);
+    ri.wav = item_path(r.wav, i, items);
+    ri.frames_dir = item_path(r.frames_dir, i, items);
+    ri.sidecar = item_path(r.sidecar, i, items);
+    const std::vector<uint8_t> rgb = video_to_rgb8(video, i);
+    const std::vector<float> samples = wave.slice(0, i, i + 1).contiguous().to_floats();
+    if (!ri.wav.empty()) io::write_wav(out.file(ri.wav), report.audio_sample_rate, wave.dim(1), samples);
+    if (!ri.frames_dir.empty()) {
+      std::vector<std::string> names;
+      for (int64_t f = 0; f < report.frames; ++f) names.push_back(frame_name(f));
+      const std::vector<std::string> paths = out.files_in(ri.frames_dir, names);
+      const size_t frame_bytes = static_cast<size_t>(report.height * report.width * 3);
+      for (size_t f = 0; f < paths.size(); ++f)
+        io::write_png(paths[f], report.height, report.width,
+                      std::span<const uint8_t>(rgb).subspan(f * frame_bytes, frame_bytes));
+    }
+    io::write_mp4(out.file(ri.output), {report.frames, report.height, report.width, r.fps, rgb},
+                  io::Mp4AudioTrack{report.audio_sample_rate, wave.dim(1), samples});
+    for (const std::string& p : {ri.output, ri.wav, ri.frames_dir, ri.sidecar})
+      if (!p.empty()) report.written.push_back(p);
+    item_requests.push_back(std::move(ri));
   }
-  io::write_mp4(out.file(r.output), {report.frames, report.height, report.width, r.fps, rgb},
-                io::Mp4AudioTrack{report.audio_sample_rate, wave.dim(1), samples});
+  // One recording for the whole batch: each draw is [items, ...], as the batch drew it.
   if (!r.record_noise.empty()) recorder.save(out.file(r.record_noise), {{"seed", std::to_string(r.seed)}});
+  if (!r.record_noise.empty()) report.written.push_back(r.record_noise);
   clock.stop();
-  for (const std::string& p : {r.output, r.wav, r.frames_dir, r.sidecar, r.record_noise})
-    if (!p.empty()) report.written.push_back(p);
   if (!r.sidecar.empty()) {
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    const std::string text_json = sidecar_json(r, report, total).dump(2) + "\n";
-    io::AtomicFile f(out.file(r.sidecar));
-    f.write(text_json.data(), text_json.size());
-    f.commit();
+    for (int64_t i = 0; i < items; ++i) {
+      Json json = sidecar_json(item_requests[static_cast<size_t>(i)], report, total);
+      json["batch"] = Json{{"item", i}, {"items", items}, {"samples_per_prompt", r.batch}};
+      const std::string text_json = json.dump(2) + "\n";
+      io::AtomicFile f(out.file(item_requests[static_cast<size_t>(i)].sidecar));
+      f.write(text_json.data(), text_json.size());
+      f.commit();
+    }
   }
   out.commit();
   return report;

@@ -35,6 +35,10 @@ struct GenerateRequest {
   std::string text_embeddings;  // instead of a text encoder: safetensors with context.{video,audio}.{positive,negative}
   std::string upsampler;        // x2 spatial upsampler file (two stages)
   std::string prompt;
+  // Several prompts (`--prompt` repeated, `--prompts-file`): a batch with one item per prompt; `prompt` is then
+  // empty. Each prompt gives `batch` items (prompt-major: item p·batch + s is sample s of prompt p).
+  std::vector<std::string> prompts;
+  int64_t batch = 1;  // samples per prompt (per the text embeddings' prompt without a text encoder)
   std::optional<std::string> negative_prompt;  // default: the official one
   std::vector<ImageConditionInput> images;     // --image: frame 0 by latent replacement, others as keyframes
   std::string output;                          // .mp4
@@ -63,7 +67,8 @@ struct GenerateReport {
   std::string model_version, negative_prompt;
   int steps = 0;
   AvGuidance guidance;
-  std::vector<std::string> written;  // output files and folders, once committed
+  int64_t items = 1;                 // generations made together (request_items)
+  std::vector<std::string> written;  // output files and folders, once committed; item 0's MP4 first
 };
 
 // Models kept between generate() calls of one process (`ltx generate --repeat N`): loaded by the first call and
@@ -78,6 +83,14 @@ struct ModelCache {
   std::unique_ptr<LoraWeights> lora;     // after `models`: it refers to their DiT
   ProgressReporter* progress = nullptr;  // the current call's, for the LoRA fusion lines
 };
+
+// The prompts of a request, one per prompt-level item: `prompts`, else {prompt}.
+std::vector<std::string> request_prompts(const GenerateRequest& request);
+// How many generations the request makes: its prompts times `batch` (all through the DiT together).
+int64_t request_items(const GenerateRequest& request);
+// The file (or folder) item `item` of `items` is written to: `path` itself for one item, else `path` with `_i`
+// before its extension (out.mp4 -> out_0.mp4, out_1.mp4; frames -> frames_0, frames_1).
+std::string item_path(const std::string& path, int64_t item, int64_t items);
 
 // Precomputed text contexts from a safetensors file: `context.{video,audio}.{positive,negative}`, or the output of
 // `ltx encode POSITIVE [NEGATIVE]` (prompt 0 positive, prompt 1 negative).

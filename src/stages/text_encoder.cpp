@@ -48,8 +48,13 @@ void PromptEncoder::load_conditioning(const std::shared_ptr<const WeightSource>&
 }
 
 PromptContexts PromptEncoder::encode(const std::string& prompt, bool keep_hidden_states) {
+  return encode(std::vector<std::string>{prompt}, keep_hidden_states);
+}
+
+PromptContexts PromptEncoder::encode(const std::vector<std::string>& prompts, bool keep_hidden_states) {
   LTX_CHECK(tokenizer_.has_value(), "text encoder", "this PromptEncoder has no tokenizer: use encode_ids");
-  const gemma3::Tokenizer::Batch batch = tokenizer_->encode_batch({prompt}, max_length_);
+  LTX_CHECK(!prompts.empty(), "text encoder", "no prompt to encode");
+  const gemma3::Tokenizer::Batch batch = tokenizer_->encode_batch(prompts, max_length_);
   return encode_ids(batch.ids, batch.mask, keep_hidden_states);
 }
 

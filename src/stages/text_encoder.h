@@ -41,6 +41,9 @@ class PromptEncoder {
                                                    int64_t max_length = 1024);
 
   PromptContexts encode(const std::string& prompt, bool keep_hidden_states = false);
+  // Several prompts as one batch (one tokenizer batch, one Gemma pass over all real tokens): row i of each
+  // context is prompt i's.
+  PromptContexts encode(const std::vector<std::string>& prompts, bool keep_hidden_states = false);
   // ids, mask: [B, max_length], left-padded (the tokenizer's batch). real_tokens = false runs Gemma over every
   // position as the reference does (pad rows then hold Gemma's outputs instead of zeros); tests compare the two.
   PromptContexts encode_ids(const Tensor& ids, const Tensor& mask, bool keep_hidden_states = false,

@@ -23,18 +23,21 @@ namespace ltx::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ltx generate [--checkpoint FILE (--text-encoder PATH | --text-embeddings FILE)] --prompt TEXT\n"
+    "usage: ltx generate [--checkpoint FILE (--text-encoder PATH | --text-embeddings FILE)] --prompt TEXT...\n"
     "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
-    "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]...\n"
-"                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
+    "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
+    "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
     "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
     "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
-    "Gemma 3 270M text encoder installed by scripts/setup.";
+    "Gemma 3 270M text encoder installed by scripts/setup.\n"
+    "Several prompts (--prompt repeated, --prompts-file with one per line) and --batch N (N samples of each prompt,\n"
+    "one seed, one noise draw for the whole batch) run through the DiT together; with more than one item the\n"
+    "outputs are OUT_0.mp4, OUT_1.mp4, ... (prompt-major), likewise --wav, --frames-dir and the sidecar.";
 
 double number(const std::string& option, const std::string& value) {
   try {
@@ -66,6 +69,29 @@ std::vector<int64_t> integer_list(const std::string& option, const std::string& 
   return out;
 }
 
+// One prompt per line; blank lines are skipped, a trailing CR is dropped.
+std::vector<std::string> read_prompts_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  LTX_CHECK(f != nullptr, "generate", "--prompts-file ", path, " cannot be read");
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  std::vector<std::string> prompts;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) prompts.push_back(line);
+    start = end + 1;
+  }
+  LTX_CHECK(!prompts.empty(), "generate", "--prompts-file ", path, " holds no prompt");
+  return prompts;
+}
+
 }  // namespace
 
 int generate(Args args) {
@@ -73,7 +99,8 @@ int generate(Args args) {
   bool quiet = false, json_sidecar = false;
   std::string progress_format = "text";
   int64_t repeat = 1;
-  std::set<std::string> given;  // options on the command line
+  std::set<std::string> given;       // options on the command line
+  std::vector<std::string> prompts;  // --prompt (repeatable), then --prompts-file's lines
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a = args[i];
     given.insert(a);
@@ -104,7 +131,11 @@ int generate(Args args) {
     else if (a == "--upsampler")
       r.upsampler = value();
     else if (a == "--prompt")
-      r.prompt = value();
+      prompts.push_back(value());
+    else if (a == "--prompts-file")
+      for (std::string& p : read_prompts_file(value())) prompts.push_back(std::move(p));
+    else if (a == "--batch")
+      r.batch = integer(a, value());
     else if (a == "--negative-prompt")
       r.negative_prompt = value();
     else if (a == "--output" || a == "-o")
@@ -170,8 +201,14 @@ int generate(Args args) {
     } else
       fail("generate", "unknown option " + a + "\n" + kUsage);
   }
+  if (prompts.size() == 1)
+    r.prompt = prompts[0];
+  else
+    r.prompts = prompts;
+  LTX_CHECK(r.batch >= 1, "generate", "--batch needs a count of at least 1");
   LTX_CHECK(!(json_sidecar && !r.sidecar.empty()), "generate", "--json and --sidecar exclude each other");
-  if (json_sidecar && !r.output.empty()) r.sidecar = std::filesystem::path(r.output).replace_extension(".json").string();
+  if (json_sidecar && !r.output.empty())
+    r.sidecar = std::filesystem::path(r.output).replace_extension(".json").string();
 
   // Progress: JSON lines on stdout for programs (the summary then is a last JSON line too), else a line on stderr
   // rewritten in place on a terminal.
@@ -213,11 +250,11 @@ int generate(Args args) {
                                {"seconds", run_s},
                                {"setup_seconds", setup_s},
                                {"stage_seconds", stages}}
-                               .dump()
-                               .c_str());
+                              .dump()
+                              .c_str());
       continue;
     }
-    std::printf("wrote %s: %lld frames %lldx%lld at %g fps, audio %lld samples at %lld Hz\n", r.output.c_str(),
+    std::printf("wrote %s: %lld frames %lldx%lld at %g fps, audio %lld samples at %lld Hz\n", rep.written[0].c_str(),
                 static_cast<long long>(rep.frames), static_cast<long long>(rep.width),
                 static_cast<long long>(rep.height), r.fps, static_cast<long long>(rep.audio_samples),
                 static_cast<long long>(rep.audio_sample_rate));
