@@ -7,9 +7,12 @@
 //
 // Prints key=value lines: load_tokenizer_s, load_model_s, first_single_s / first_batch_s (the first call of each
 // shape: plan compile and warm-up included), single_s / batch_s (median of N further calls, single and batch
-// alternating), tokens_single, tokens_batch (real tokens), threads, precision; per-call times go to stderr.
+// alternating), tokens_single, tokens_batch (real tokens), threads, precision, vs_f32_rel (production only: the
+// worst over hidden states of max|ours - f32| / max|f32| on the batch, against validation precision; else 0);
+// per-call times go to stderr.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -102,6 +105,24 @@ int run(int argc, char** argv) {
     tb.push_back(encode(batch, 1));
     std::fprintf(stderr, "# ours rep %d: single %.4f s, batch %.4f s\n", r, ts.back(), tb.back());
   }
+  // Production against validation (f32 everywhere) on the batch: the worst over hidden states of
+  // max |prod - f32| / max |f32| over the real tokens (pad rows are zeros in both).
+  double worst = 0;
+  if (compute != DType::F32) {
+    gemma3::Model f32 = gemma3::Model::from_gguf(gguf, DType::F32);
+    const gemma3::Tokenizer::Batch b = tok.encode_batch(batch, 1024);
+    const gemma3::Output ref = f32.forward_real_tokens(b.ids, b.mask), got = model.forward_real_tokens(b.ids, b.mask);
+    for (size_t s = 0; s < ref.hidden_states.size(); ++s) {
+      const std::vector<float> r = ref.hidden_states[s].to_floats(), g = got.hidden_states[s].to_floats();
+      double diff = 0, scale = 0;
+      for (size_t i = 0; i < r.size(); ++i) {
+        diff = std::max(diff, static_cast<double>(std::fabs(g[i] - r[i])));
+        scale = std::max(scale, static_cast<double>(std::fabs(r[i])));
+      }
+      worst = std::max(worst, diff / scale);
+    }
+  }
+  std::printf("vs_f32_rel=%.3g\n", worst);
   std::printf("load_tokenizer_s=%.4f\n", load_tokenizer);
   std::printf("load_model_s=%.4f\n", load_model);
   std::printf("first_single_s=%.4f\n", first_single);

@@ -67,6 +67,20 @@ struct Builder {
   const Weights& w;
   Graph g;
   Value rope_cos[2], rope_sin[2], mask[2];  // [0] sliding, [1] global
+  DType act = DType::F32;                   // the dtype reduced-precision matmuls read (production: bf16)
+
+  // Production precision (bf16 weights, dequantized or not): the matmul reads bf16 activations and multiplies
+  // exactly in bf16 with f32 sums, as the reference pipeline's bf16 Gemma does; its output returns to the f32
+  // residual stream, norms and attention. f32 weights (validation) read f32 and nothing is cast.
+  Value matmul_input(Value x, const nn::Linear& l) const {
+    return act != DType::F32 && l.weight.dtype() != DType::F32 && x.dtype() != act ? ops::cast(x, act) : x;
+  }
+  // keep_bf16: leave a bf16 output bf16 (for an elementwise consumer, which reads it as f32 anyway).
+  Value linear(const nn::Linear& l, Value x, bool keep_bf16 = false) const {
+    if (act == DType::F32 || l.weight.dtype() == DType::F32) return l(x);
+    const Value y = l(matmul_input(x, l));
+    return keep_bf16 ? y : ops::cast(y, DType::F32);
+  }
 
   Value attention(const LayerWeights& lw, Value x, int kind, const std::string& name) {
     // x [B, T, hidden]
@@ -76,19 +90,21 @@ struct Builder {
       if (norm) y = (*norm)(y);              // QK-norm over head_dim, before RoPE
       return ops::permute(y, {0, 2, 1, 3});  // [B, n, T, hd]
     };
-    Value q = heads(lw.q_proj(x), c.n_heads, &lw.q_norm);
-    Value k = heads(lw.k_proj(x), c.n_kv_heads, &lw.k_norm);
-    const Value v = heads(lw.v_proj(x), c.n_kv_heads, nullptr);
+    const Value xin = matmul_input(x, lw.q_proj);  // one cast shared by q, k, v
+    Value q = heads(linear(lw.q_proj, xin), c.n_heads, &lw.q_norm);
+    Value k = heads(linear(lw.k_proj, xin), c.n_kv_heads, &lw.k_norm);
+    const Value v = heads(linear(lw.v_proj, xin), c.n_kv_heads, nullptr);
     q = ops::rope(q, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
     k = ops::rope(k, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
-    const Value a = ops::attention(q, k, v, mask[kind], c.attention_scale());  // [B, H, T, hd]
-    return g.name(lw.o_proj(nn::merge_heads(a)), name + ".self_attn.out");     // [B, T, hidden]
+    const Value a = ops::attention(q, k, v, mask[kind], c.attention_scale());       // [B, H, T, hd]
+    return g.name(linear(lw.o_proj, nn::merge_heads(a)), name + ".self_attn.out");  // [B, T, hidden]
   }
 
   Value mlp(const LayerWeights& lw, Value x, const std::string& name) {
     // gelu_pytorch_tanh(gate) · up, then down (Gemma3MLP.forward)
-    const Value h = ops::mul(ops::gelu_tanh(lw.gate_proj(x)), lw.up_proj(x));  // [B, T, I]
-    return g.name(lw.down_proj(h), name + ".mlp.out");                         // [B, T, hidden]
+    const Value xin = matmul_input(x, lw.gate_proj);
+    const Value h = ops::mul(ops::gelu_tanh(linear(lw.gate_proj, xin, true)), linear(lw.up_proj, xin, true));
+    return g.name(linear(lw.down_proj, h), name + ".mlp.out");  // [B, T, hidden]
   }
 
   struct LayerOut {
@@ -127,7 +143,7 @@ Model Model::from_hf(const std::string& config_json, const std::string& weights_
 Model Model::from_gguf(const std::string& path, DType compute) {
   Config c = Config::from_gguf(GGUFFile::open(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
-  dequantize_layer_matrices(w, kDequantizeBudgetBytes);
+  dequantize_layer_matrices(w, compute == DType::BF16 ? DType::BF16 : DType::F32, kDequantizeBudgetBytes);
   return Model(std::move(c), std::move(w), compute);
 }
 
@@ -155,7 +171,7 @@ Output Model::run(const std::vector<int64_t>& id, const std::vector<int64_t>& po
     LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
               config_.vocab_size);
 
-  Builder bld{config_, weights_, {}, {}, {}, {}};
+  Builder bld{config_, weights_, {}, {}, {}, {}, compute_ == DType::BF16 ? DType::BF16 : DType::F32};
   Graph& g = bld.g;
   const Value ids_in = g.input("ids", DType::I64, {b, t});
   const char* kinds[2] = {"sliding", "global"};

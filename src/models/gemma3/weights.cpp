@@ -97,17 +97,20 @@ Tensor dequantized(const Tensor& q) {
 
 }  // namespace
 
-void dequantize_layer_matrices(Weights& w, int64_t budget_bytes) {
+void dequantize_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
   std::vector<nn::Linear*> quantized;
   int64_t bytes = 0;
   for (LayerWeights& l : w.layers)
     for (nn::Linear* m : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
       if (dtype_is_quantized(m->weight.dtype())) {
         quantized.push_back(m);
-        bytes += m->weight.numel() * 4;
+        bytes += m->weight.numel() * static_cast<int64_t>(dtype_block_bytes(to));
       }
   if (quantized.empty() || bytes > budget_bytes) return;
-  for (nn::Linear* m : quantized) m->weight = dequantized(m->weight);
+  for (nn::Linear* m : quantized) {
+    m->weight = dequantized(m->weight);
+    if (to != DType::F32) m->weight = m->weight.to(to);
+  }
 }
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }

@@ -31,11 +31,12 @@ struct Weights {
                       DType compute);
 };
 
-// Decodes the layers' block-quantized matrices to f32 once, when their f32 size is at most budget_bytes (all or
-// none). The values are exactly those the matmul decodes tile by tile on every call, so results do not change;
-// small models (270M: 0.4 GB) skip the per-call decode, which dominates at prompt lengths. The embedding table
-// stays quantized (a prompt gathers only its own rows).
-void dequantize_layer_matrices(Weights& weights, int64_t budget_bytes);
+// Decodes the layers' block-quantized matrices once, to `to` (f32, or bf16: the f32 values rounded), when their
+// size in `to` is at most budget_bytes (all or none). In f32 the values are exactly those the matmul would decode
+// tile by tile on every call, and in bf16 those its bf16 panels hold, so results do not change; small models
+// (270M: 0.4 GB in f32) skip the per-call decode, which dominates at prompt lengths. The embedding table stays
+// quantized (a prompt gathers only its own rows).
+void dequantize_layer_matrices(Weights& weights, DType to, int64_t budget_bytes);
 
 // A GGUF file's tensors under HF names ("model.layers.3.self_attn.q_proj.weight"); tensors with no HF
 // counterpart keep their GGUF name so the loader reports them. Quantized tensors (Q5_0, Q4_K, ...) stay as stored.
