@@ -268,10 +268,14 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
       adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));
     m.models = load_av_models(m.checkpoint, r.compute, {.dit = !dit});
     if (dit) {
+      // The latents and text contexts the checkpoint's other parts make must fit this DiT.
+      const ltxm::DitConfig own =
+          ltxm::DitConfig::from_metadata(m.models->config.at("transformer"), ltxm::DitModelType::AudioVideo);
       const int64_t vae_channels = m.models->video_stats.mean.numel();
-      LTX_CHECK(dit->config.in_channels == vae_channels, "generate", "the DiT of ", r.dit, " takes ",
-                dit->config.in_channels, " latent channels but the video VAE of ", r.checkpoint, " has ", vae_channels,
-                ": --dit and --checkpoint must be the same model");
+      LTX_CHECK(dit->config.in_channels == vae_channels && dit->config.audio_in_channels == own.audio_in_channels,
+                "generate", "the DiT of ", r.dit, " takes ", dit->config.in_channels, " video and ",
+                dit->config.audio_in_channels, " audio latent channels but ", r.checkpoint, " makes ", vae_channels,
+                " and ", own.audio_in_channels, ": --dit and --checkpoint must be the same model");
       m.models->dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, r.compute));
     }
     if (!adapters.empty()) {

@@ -1,7 +1,7 @@
 // `ltx generate` with LoRAs and other DiT files, on the tiny one-stage golden checkpoint: a LoRA with keys that
 // name no layer fails before any denoising, listing them, and leaves no output; with --lora-allow-partial it runs
-// and prints the layers fused. A DiT-only file given as --checkpoint is refused with what to give instead; --dit
-// naming the checkpoint itself reproduces the plain run byte for byte.
+// and prints the layers fused. A DiT-only file given as --checkpoint is refused naming the missing parts, a --dit of
+// another model is refused; --dit naming the checkpoint itself reproduces the plain run byte for byte.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -96,6 +96,18 @@ TEST(GenerateLoraCli, DitFilesBesideTheCheckpoint) {
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(has(r.output, "is a DiT only")) << r.output;
   EXPECT_TRUE(has(r.output, "as --dit")) << r.output;
+  // A DiT-only official file as --checkpoint: the missing parts named.
+  const std::string dit_only = std::string(LTX_SOURCE_DIR) + "/tests/golden/dit/ltx23_av/weights.safetensors";
+  r = run_ltx("generate --checkpoint " + dit_only + " --text-embeddings " + kCase +
+              "inputs.safetensors --frames 9 --height 64 --width 96 -o " + bad.string());
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(has(r.output, "lacks the video VAE (vae.*), the audio VAE (audio_vae.*), the vocoder (vocoder.*)"))
+      << r.output;
+  // A GGUF DiT of another model beside this checkpoint: refused before it is loaded.
+  const std::string gguf = std::string(LTX_SOURCE_DIR) + "/tests/data/dit_formats/gguf_ltx23.gguf";
+  r = run_ltx("generate " + kTiny + "--dit " + gguf + " -o " + bad.string());
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(has(r.output, "must be the same model")) << r.output;
   r = run_ltx("generate " + kTiny + "--dit-config " + kCase + "weights.safetensors -o " + bad.string());
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(has(r.output, "--dit-config needs --dit")) << r.output;
