@@ -1,0 +1,178 @@
+// `ltx generate` batches (--batch N, several prompts) on the tiny one-stage golden checkpoint with its recorded text
+// contexts: one output set per item named OUT_i, and what the reference's batch noise makes of item 0. The
+// reference noiser draws each state's noise as one randn of the batch shape, video first then audio. torch's CPU
+// randn fills 16 values at a time from one stream (and redraws the last 16 when the size is not a multiple of 16),
+// so row 0 of a [2, N] draw equals the [1, N] draw when N is a multiple of 16: the video noise of item 0 equals the
+// single run's. The audio draw follows the whole batch's video draw, so item 0's audio noise is not the single
+// run's, and item 0 of a batch is not the single run with the same seed. What holds instead: item 0 equals a
+// single run that replays row 0 of every batch draw. A batch that fails while committing leaves no file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "io/image_read.h"
+#include "io/json.h"
+#include "io/safetensors.h"
+#include "stages/generate.h"
+
+namespace ltx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/t2v_audio_one_stage/";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ltx_batch_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+stages::GenerateRequest tiny_request(const fs::path& dir, const std::string& name) {
+  stages::GenerateRequest r;
+  r.checkpoint = kCase + "weights.safetensors";
+  r.text_embeddings = kCase + "inputs.safetensors";
+  r.output = (dir / (name + ".mp4")).string();
+  r.frames = 9;
+  r.height = 64;
+  r.width = 96;
+  r.steps = 2;
+  r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = std::vector<int64_t>{1};
+  r.compute = DType::F32;
+  return r;
+}
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The 16-bit samples of a WAV written by io::write_wav (44-byte header).
+std::vector<int16_t> wav_samples(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  const std::string b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  std::vector<int16_t> out((b.size() - 44) / 2);
+  std::memcpy(out.data(), b.data() + 44, out.size() * 2);
+  return out;
+}
+
+int max_abs_diff(const std::vector<int16_t>& a, const std::vector<int16_t>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  int d = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, std::abs(int{a[i]} - int{b[i]}));
+  return d;
+}
+
+int max_pixel_diff(const std::string& a, const std::string& b) {
+  const io::RgbImage x = io::read_image(a), y = io::read_image(b);
+  EXPECT_EQ(x.rgb.size(), y.rgb.size());
+  int d = 0;
+  for (size_t i = 0; i < std::min(x.rgb.size(), y.rgb.size()); ++i)
+    d = std::max(d, std::abs(int{x.rgb[i]} - int{y.rgb[i]}));
+  return d;
+}
+
+Tensor row(const Tensor& t, int64_t i) { return t.slice(0, i, i + 1).contiguous(); }
+
+TEST(GenerateBatch, ItemsNamedPerItemAndItemZeroFollowsTheBatchNoise) {
+  const fs::path dir = temp_dir("items");
+  stages::GenerateRequest batch = tiny_request(dir, "batch");
+  batch.batch = 2;
+  batch.wav = (dir / "batch.wav").string();
+  batch.frames_dir = (dir / "frames").string();
+  batch.record_noise = (dir / "batch_noise.safetensors").string();
+  const stages::GenerateReport rep = stages::generate(batch);
+  EXPECT_EQ(rep.items, 2);
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"batch_0.mp4", "batch_0.wav", "batch_1.mp4", "batch_1.wav",
+                                                    "batch_noise.safetensors", "frames_0", "frames_1"}));
+  EXPECT_EQ(rep.written.front(), (dir / "batch_0.mp4").string());
+
+  stages::GenerateRequest single = tiny_request(dir, "single");
+  single.wav = (dir / "single.wav").string();
+  single.record_noise = (dir / "single_noise.safetensors").string();
+  stages::generate(single);
+
+  const SafetensorsFile bn = SafetensorsFile::open(batch.record_noise), sn = SafetensorsFile::open(single.record_noise);
+  const Tensor video_b = bn.get("noise.0000"), video_s = sn.get("noise.0000");
+  const Tensor audio_b = bn.get("noise.0001"), audio_s = sn.get("noise.0001");
+  ASSERT_EQ(video_b.dim(0), 2);
+  ASSERT_EQ(video_s.dim(0), 1);
+  ASSERT_EQ(video_s.numel() % 16, 0);  // the case where torch's row 0 of the batch draw is the single draw
+  EXPECT_EQ(row(video_b, 0).to_floats(), video_s.to_floats());
+  EXPECT_NE(row(audio_b, 0).to_floats(), audio_s.to_floats());  // drawn after both items' video noise
+
+  // Item 0 equals a single run replaying row 0 of every batch draw (the DiT batch equals single runs to ~1e-5, so
+  // 8-bit pixels and 16-bit samples may move by one step).
+  std::vector<std::pair<std::string, Tensor>> rows;
+  for (const TensorInfo& t : bn.tensors()) rows.emplace_back(t.name, row(bn.get(t.name), 0));
+  const std::string replay_path = (dir / "row0_noise.safetensors").string();
+  write_safetensors(replay_path, rows);
+  stages::GenerateRequest replay = tiny_request(dir, "replay");
+  replay.wav = (dir / "replay.wav").string();
+  replay.frames_dir = (dir / "replay_frames").string();
+  replay.replay_noise = replay_path;
+  stages::generate(replay);
+  const auto replay_wav = wav_samples(replay.wav);
+  EXPECT_LE(max_abs_diff(wav_samples((dir / "batch_0.wav").string()), replay_wav), 1);
+  EXPECT_GT(max_abs_diff(wav_samples((dir / "batch_1.wav").string()), replay_wav), 100);  // items differ
+  for (const std::string frame : {"frame_00000.png", "frame_00008.png"}) {
+    EXPECT_LE(max_pixel_diff((dir / "frames_0" / frame).string(), (dir / "replay_frames" / frame).string()), 1);
+    EXPECT_GT(max_pixel_diff((dir / "frames_1" / frame).string(), (dir / "replay_frames" / frame).string()), 10);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(GenerateBatch, FailureWhileCommittingLeavesNoItem) {
+  const fs::path dir = temp_dir("fail");
+  stages::GenerateRequest r = tiny_request(dir, "out");
+  r.batch = 2;
+  r.wav = (dir / "out.wav").string();
+  r.sidecar = (dir / "out.json").string();
+  fs::create_directory(dir / "out_1.json");  // item 1's sidecar, renamed last, cannot replace a folder
+  EXPECT_THROW(stages::generate(r), Error);
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"out_1.json"}));  // no item's MP4, WAV, sidecar or temporary
+  fs::remove_all(dir);
+}
+
+TEST(GenerateBatch, ItemPathsAndRequestChecks) {
+  EXPECT_EQ(stages::item_path("dir/out.mp4", 0, 1), "dir/out.mp4");
+  EXPECT_EQ(stages::item_path("dir/out.mp4", 1, 3), "dir/out_1.mp4");
+  EXPECT_EQ(stages::item_path("frames", 2, 3), "frames_2");
+  EXPECT_EQ(stages::item_path("", 2, 3), "");
+
+  stages::GenerateRequest r;
+  r.prompts = {"a", "b"};
+  r.batch = 3;
+  EXPECT_EQ(stages::request_items(r), 6);
+  EXPECT_EQ(stages::request_prompts(r), (std::vector<std::string>{"a", "b"}));
+
+  const fs::path dir = temp_dir("checks");
+  stages::GenerateRequest bad = tiny_request(dir, "out");
+  bad.prompts = {"a", ""};
+  bad.batch = 0;
+  try {
+    stages::check_request(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("several prompts need a text encoder"), std::string::npos) << m;
+    EXPECT_NE(m.find("prompt 2 is empty"), std::string::npos) << m;
+    EXPECT_NE(m.find("--batch must be at least 1"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(entries(dir).empty());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ltx
