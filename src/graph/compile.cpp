@@ -227,6 +227,9 @@ class PlanBuilder {
         step.op = nd.op;
         step.attrs = nd.attrs;
         for (int in : nd.inputs) step.in_slots.push_back(slot_of(in));
+        step.constant_weights = opt_.prepare_weights && step.in_slots.size() >= 2;  // all after the first constant
+        for (size_t a = 1; a < step.in_slots.size(); ++a)
+          step.constant_weights &= slots[static_cast<size_t>(step.in_slots[a])].kind == Slot::Kind::Constant;
       }
       plan_->steps_.push_back(std::move(step));
     }

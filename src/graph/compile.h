@@ -22,6 +22,10 @@ struct CompileOptions {
   // false: lay the arena out and report Plan::peak_bytes() without allocating it; such a plan cannot run. Memory
   // planners use it to price a candidate shape that may not fit.
   bool allocate = true;
+  // true: conv steps whose weights are the plan's constants keep them converted to the kernel's layout after their
+  // first run (cpu::PreparedWeights), a second copy of those weights for the plan's life. For a plan that runs
+  // once there is nothing to gain and the copy only raises the peak: pass false.
+  bool prepare_weights = true;
   static CompileOptions from_env();
 };
 

@@ -51,7 +51,7 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
     if (step.kind == Step::Kind::Fused)
       cpu::run_fused(step.program, step.in_tensors, out);
     else
-      cpu::run(step.op, step.attrs, step.in_tensors, out);
+      cpu::run(step.op, step.attrs, step.in_tensors, out, step.constant_weights ? &step.prepared : nullptr);
     if (profiling) profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start);
   }
   for (size_t i = 0; i < output_slots_.size(); ++i) {

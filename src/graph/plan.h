@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/kernels.h"
 #include "core/tensor.h"
 #include "ops/fused.h"
 #include "ops/op.h"
@@ -36,6 +37,10 @@ struct Step {
   int out_slot = -1;
   std::vector<Tensor> in_tensors;  // prebuilt views; slots bound to inputs are refreshed each run
   bool dump = false;               // its output matches LTX_DUMP
+  // Set at compile when every input after the first is a Constant slot (weights, bias): the kernel may keep
+  // weights it derived from them here (cpu::PreparedWeights), for the plan's life.
+  bool constant_weights = false;
+  cpu::PreparedSlot prepared;
 };
 
 struct PlanStats {

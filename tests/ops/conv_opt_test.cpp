@@ -150,8 +150,8 @@ INSTANTIATE_TEST_SUITE_P(Paths, ConvOpt,
                            }
                          });
 
-// The dispatcher routes Conv to the optimized kernel and still agrees with the reference; f16 and mixed dtypes,
-// and ConvTranspose1d, are declined (the reference runs them).
+// The dispatcher routes Conv to the optimized kernel and still agrees with the reference; f16 is declined (the
+// reference runs it).
 TEST(ConvOptDispatch, RunMatchesReferenceAndDeclinesWhatItDoesNotHandle) {
   const Case c = cases()[9];
   const std::vector<Tensor> in = inputs_of(c, DType::F32, 42);
@@ -160,18 +160,77 @@ TEST(ConvOptDispatch, RunMatchesReferenceAndDeclinesWhatItDoesNotHandle) {
   std::vector<Tensor> f16 = inputs_of(c, DType::F16, 43);
   Tensor out16 = output_for(OpKind::Conv, c.attrs, f16);
   EXPECT_FALSE(cpu::opt::try_conv(OpKind::Conv, c.attrs, f16, out16));
-  std::vector<Tensor> mixed = in;
-  mixed[1] = in[1].to(DType::BF16);
-  Tensor out_mixed = output_for(OpKind::Conv, c.attrs, mixed);
-  EXPECT_FALSE(cpu::opt::try_conv(OpKind::Conv, c.attrs, mixed, out_mixed));
+}
 
+// f32 activations with bf16 weights (production): computed in bf16 with f32 accumulation, so equal to the reference
+// on the activations rounded to bf16, within the f32 tolerance (exact products, sums in another order).
+TEST(ConvOptDispatch, F32ActivationsWithBf16WeightsRoundTheActivationsOnce) {
+  for (const size_t i : {size_t{0}, size_t{4}, size_t{9}}) {
+    const Case c = cases()[i];
+    SCOPED_TRACE(c.name);
+    std::vector<Tensor> mixed = inputs_of(c, DType::F32, 44);
+    mixed[1] = mixed[1].to(DType::BF16);
+    Tensor out = output_for(OpKind::Conv, c.attrs, mixed);
+    ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, mixed, out));
+    std::vector<Tensor> rounded = mixed;
+    rounded[0] = mixed[0].to(DType::BF16).to(DType::F32);
+    expect_close(out, run_reference(OpKind::Conv, c.attrs, rounded), 1e-4f, 1e-4f);
+  }
+}
+
+// ConvTranspose1d: dense (oneDNN deconvolution; the vocoders' upsampling) and depthwise (the anti-aliased
+// resampler), with padding, output padding, bias, f32 and f32 x bf16 weights.
+TEST(ConvOptDispatch, ConvTranspose1dMatchesReference) {
   ConvAttrs t;
   t.spatial = 1;
-  t.stride = {2, 1, 1};
-  const std::vector<Tensor> tin{random_tensor(DType::F32, Shape{1, 4, 9}, 5),
-                                random_tensor(DType::F32, Shape{4, 3, 4}, 6)};
-  Tensor tout = output_for(OpKind::ConvTranspose1d, t, tin);
-  EXPECT_FALSE(cpu::opt::try_conv(OpKind::ConvTranspose1d, t, tin, tout));
+  t.stride = {3, 1, 1};
+  t.pad_before = {2, 0, 0};
+  t.output_padding = 1;
+  const std::vector<Tensor> dense{random_tensor(DType::F32, Shape{2, 6, 11}, 5),
+                                  random_tensor(DType::F32, Shape{6, 5, 7}, 6), random_tensor(DType::F32, Shape{5}, 7)};
+  Tensor out = output_for(OpKind::ConvTranspose1d, t, dense);
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::ConvTranspose1d, t, dense, out));
+  expect_close(out, run_reference(OpKind::ConvTranspose1d, t, dense), 1e-4f, 1e-4f);
+
+  std::vector<Tensor> mixed = dense;
+  mixed[1] = dense[1].to(DType::BF16);
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::ConvTranspose1d, t, mixed, out));
+  std::vector<Tensor> rounded = mixed;
+  rounded[0] = mixed[0].to(DType::BF16).to(DType::F32);
+  expect_close(out, run_reference(OpKind::ConvTranspose1d, t, rounded), 1e-4f, 1e-4f);
+
+  ConvAttrs d;
+  d.spatial = 1;
+  d.stride = {2, 1, 1};
+  d.groups = 4;
+  const std::vector<Tensor> depthwise{random_tensor(DType::BF16, Shape{1, 4, 19}, 8),
+                                      random_tensor(DType::F32, Shape{4, 1, 12}, 9)};
+  Tensor dout = output_for(OpKind::ConvTranspose1d, d, depthwise);
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::ConvTranspose1d, d, depthwise, dout));
+  expect_close(dout, run_reference(OpKind::ConvTranspose1d, d, depthwise), 1e-2f, 8e-3f);
+}
+
+// Prepared weights: the first run with a slot fills it, later runs reuse it bit for bit, and weights of another
+// identity in the same slot are prepared again (never the stale ones).
+TEST(ConvOptDispatch, PreparedWeightsAreReusedAndRebuiltForOtherWeights) {
+  const Case c = cases()[9];
+  std::vector<Tensor> in = inputs_of(c, DType::BF16, 45);
+  cpu::PreparedSlot slot;
+  Tensor first = output_for(OpKind::Conv, c.attrs, in), second = output_for(OpKind::Conv, c.attrs, in);
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, in, first, &slot));
+  ASSERT_NE(slot, nullptr);
+  const cpu::PreparedWeights* kept = slot.get();
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, in, second, &slot));
+  EXPECT_EQ(slot.get(), kept);
+  expect_close(second, first, 0.0f, 0.0f);
+  expect_close(first, run_reference(OpKind::Conv, c.attrs, in), 1e-2f, 8e-3f);
+
+  std::vector<Tensor> other = in;
+  other[1] = inputs_of(c, DType::BF16, 46)[1];
+  Tensor third = output_for(OpKind::Conv, c.attrs, other);
+  ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, other, third, &slot));
+  EXPECT_NE(slot.get(), kept);
+  expect_close(third, run_reference(OpKind::Conv, c.attrs, other), 1e-2f, 8e-3f);
 }
 
 }  // namespace

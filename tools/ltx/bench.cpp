@@ -44,7 +44,8 @@ Options parse(Args args) {
       o.all_ops = true;
     } else {
       fail("bench", "unknown argument '" + std::string(a) +
-                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops] | ltx bench --dit-slice DIR [--reps N]");
+                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops] | ltx bench --dit-slice DIR [--reps N] | "
+                        "ltx bench --vae-decode DIR {video|vocoder} ...");
     }
   }
   return o;
@@ -194,6 +195,7 @@ void bench_conv(const Options& o, const Peaks& peaks, DType dt) {
 
 int bench(Args args) {
   if (!args.empty() && std::string_view(args[0]) == "--dit-slice") return bench_dit_slice(args.subspan(1));
+  if (!args.empty() && std::string_view(args[0]) == "--vae-decode") return bench_vae_decode(args.subspan(1));
   const Options o = parse(args);
   LTX_CHECK(cpu::gemm::avx512_available(), "bench", "this CPU lacks AVX-512 with BF16; our GEMM does not run here");
   Peaks peaks;

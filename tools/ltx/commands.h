@@ -28,5 +28,7 @@ int tokenize(Args args);   // tokenize.cpp
 
 // bench_dit_slice.cpp: `ltx bench --dit-slice`, reached through bench().
 int bench_dit_slice(Args args);
+// bench_vae_decode.cpp: `ltx bench --vae-decode`, reached through bench().
+int bench_vae_decode(Args args);
 
 }  // namespace ltx::cli

@@ -8,7 +8,9 @@ namespace ltx::cpu::opt {
 
 enum class ConvPath : uint8_t { Auto, OneDnn, Im2col };
 
-// try_conv with the path forced (Auto: the measured rule); false where try_conv would decline.
-bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out);
+// try_conv with the path forced (Auto: the measured rule, and the depthwise 1-D kernel where it applies); false
+// where try_conv would decline. `prepared`: as in try_conv.
+bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out,
+                    PreparedSlot* prepared = nullptr);
 
 }  // namespace ltx::cpu::opt

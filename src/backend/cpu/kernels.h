@@ -6,6 +6,7 @@
 // All arithmetic and every reduction is in f32; bf16/f16 outputs are rounded once at the store.
 #pragma once
 
+#include <memory>
 #include <span>
 
 #include "core/tensor.h"
@@ -16,8 +17,19 @@ namespace ltx::cpu {
 
 using Inputs = std::span<const Tensor>;
 
+// What a kernel derives once from a plan step's weights and reuses on every later run of that step (conv weights
+// reordered into oneDNN's blocked layout, biases in f32). A plan passes a slot only for steps whose weight inputs are
+// its constants, which it holds for its whole life and which are immutable once loaded (bound by identity in the
+// plan signature); the kernel records the identity it prepared from and prepares again if that ever differs. Arena
+// and input tensors are never prepared from.
+struct PreparedWeights {
+  virtual ~PreparedWeights() = default;
+};
+using PreparedSlot = std::shared_ptr<PreparedWeights>;
+
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
-void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
+// `prepared` (may be null): the step's slot for prepared weights, see PreparedWeights.
+void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared = nullptr);
 // Evaluates a fused elementwise program over its leaves (broadcast to out's shape) in one pass (fused_elementwise.cpp).
 void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out);
 

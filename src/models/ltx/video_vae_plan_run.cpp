@@ -80,7 +80,11 @@ Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeS
 
   Graph g;
   build_window_graph(g, dec, window);
-  const std::unique_ptr<Plan> plan = compile(g);
+  // Weights converted once for all windows when there are several; a single run converts each as it goes.
+  CompileOptions options = CompileOptions::from_env();
+  options.prepare_weights =
+      windows.size() * tiles_h.size() * tiles_w.size() * static_cast<size_t>(batch / s.batch_per_run) > 1;
+  const std::unique_ptr<Plan> plan = compile(g, options);
   const auto window_noise = dec.noise_inputs(window);
 
   Tensor out = Tensor::empty(DType::F32, out_shape);  // zero-filled: tiles accumulate into it

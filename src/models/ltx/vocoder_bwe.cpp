@@ -16,7 +16,9 @@ std::map<std::string, Tensor> run_graph(Graph& g, const std::vector<std::pair<st
   std::map<int, std::string> first;  // node -> the name it is declared under
   for (const auto& [name, v] : all)
     if (first.emplace(v.id, name).second) g.output(v, name);
-  auto plan = compile(g);
+  CompileOptions options = CompileOptions::from_env();
+  options.prepare_weights = false;  // one run per plan: converting the weights to keep them would only add a copy
+  auto plan = compile(g, options);
   const auto results = plan->run(std::span<const Tensor>(inputs));
   std::map<std::string, Tensor> by_first;
   for (size_t i = 0; i < plan->output_names().size(); ++i) by_first[plan->output_names()[i]] = results[i].clone();
