@@ -26,6 +26,12 @@ Json file_json(const std::string& path) {
 
 Json optional_string(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
+Json lora_json(const ltxm::LoraSpec& l) {
+  Json j = file_json(l.path);
+  j["strength"] = l.strength;
+  return j;
+}
+
 }  // namespace
 
 const char* ltx_version() { return LTX_VERSION; }
@@ -40,6 +46,8 @@ Json sidecar_json(const GenerateRequest& r, const GenerateReport& rep, double to
   Json timings = Json::array();
   for (const auto& [stage, s] : rep.stage_seconds) timings.push_back(Json{{"stage", stage}, {"seconds", s}});
   const bool from_text = r.text_embeddings.empty();
+  Json loras = Json::array();
+  for (const auto& l : r.loras) loras.push_back(lora_json(l));
   return Json{
       {"ltx_version", ltx_version()},
       {"prompt", from_text ? Json(r.prompt) : Json(nullptr)},
@@ -50,7 +58,12 @@ Json sidecar_json(const GenerateRequest& r, const GenerateReport& rep, double to
         {"model_version", rep.model_version},
         {"text_encoder", file_json(r.text_encoder)},
         {"text_embeddings", file_json(r.text_embeddings)},
-        {"upsampler", file_json(r.upsampler)}}},
+        {"upsampler", file_json(r.upsampler)},
+        {"dit", file_json(r.dit)},
+        {"dit_config", file_json(r.dit_config)},
+        {"loras", loras},
+        {"distilled_lora", r.distilled_lora ? lora_json(*r.distilled_lora) : Json(nullptr)},
+        {"lora_allow_partial", r.lora_allow_partial}}},
       {"parameters",
        {{"frames", r.frames},
         {"height", r.height},
@@ -58,6 +71,7 @@ Json sidecar_json(const GenerateRequest& r, const GenerateReport& rep, double to
         {"fps", r.fps},
         {"steps", rep.steps},
         {"two_stage", r.two_stage},
+        {"distilled", r.distilled},
         {"precision", r.compute == DType::F32 ? "validation" : "production"},
         {"guidance", {{"video", guider_json(rep.guidance.video)}, {"audio", guider_json(rep.guidance.audio)}}},
         {"record_noise", optional_string(r.record_noise)},
