@@ -97,6 +97,29 @@ std::map<std::string, Tensor> run_two_stage_case(const GoldenCase& c, Precision 
   return out;
 }
 
+// Distilled (ltx_pipelines/distilled.py): the two-stage case's weights, both stages without guidance on the
+// distilled sigma lists (GenerationSpec::distilled).
+std::map<std::string, Tensor> run_distilled_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const std::string shared = c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors";
+  const auto source = open_safetensors(shared);
+  AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  NoiseReplayer noise = recorded_noise(in);
+  GenerationSpec spec;
+  spec.frames = params.at("num_frames").get<int64_t>();
+  spec.height = params.at("height").get<int64_t>();
+  spec.width = params.at("width").get<int64_t>();
+  spec.fps = params.at("fps").get<double>();
+  spec.distilled = true;
+  const TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"), {}, {}};
+  std::map<std::string, Tensor> out;
+  run_two_stage({*models.dit, *models.dit, up, models.video_stats}, spec, text, noise, collect_into(out));
+  check_replayed_all(noise);
+  return out;
+}
+
 // Image-to-video: the encoder is the case's own file; the DiT and decoders are the shared case's. The recorded
 // preprocessed pixels (image.N.pixels) feed the encoder, so the chain is compared exactly from there; the H.264
 // round trip and the resize are tested apart (tests/pipeline/image_conditioning_test.cpp).
@@ -149,6 +172,7 @@ void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_one_stage", run_one_stage_case);
   registry.add("pipeline_two_stage", run_two_stage_case);
   registry.add("pipeline_i2v", run_i2v_case);
+  registry.add("pipeline_distilled", run_distilled_case);
 }
 
 }  // namespace ltx

@@ -572,6 +572,97 @@ def two_stage_case() -> GoldenCase:
     )
 
 
+# The distilled case: DistilledPipeline.__call__ (ltx_pipelines/distilled.py) on the two-stage case's weights
+# (shared, not written again): stage 1 on DISTILLED_SIGMA_VALUES and stage 2 on STAGE_2_DISTILLED_SIGMA_VALUES, both
+# with simple_denoising_func (one positive pass per step, no guidance), the same transformer for both stages.
+def distilled_case() -> GoldenCase:
+    from ltx_core.components.diffusion_steps import EulerDiffusionStep
+    from ltx_core.components.noisers import GaussianNoiser
+    from ltx_core.model.upsampler import upsample_video
+    from ltx_pipelines.utils.constants import DISTILLED_SIGMA_VALUES, STAGE_2_DISTILLED_SIGMA_VALUES
+    from ltx_pipelines.utils.helpers import simple_denoising_func
+
+    height, width = 128, 192  # stage 1 at 64x96
+    config, up_config = component_configs(decode=False, upsample=True)
+    weights, up_weights = build_weights(config, False, up_config)
+    ctx = contexts(8200)
+    positive = {k: v for k, v in ctx.items() if k.endswith(".positive")}  # no negative prompt in this pipeline
+    rec = Recorder()
+    draws: list = []
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
+        ledger = Ledger(Path(tmp), config, weights, up_config, up_weights)
+        generator = torch.Generator(device="cpu").manual_seed(SEED)
+        noiser = GaussianNoiser(generator=generator)
+        transformer = ledger.get("transformer")
+        denoise_fn = simple_denoising_func(video_context=positive["context.video.positive"],
+                                           audio_context=positive["context.audio.positive"], transformer=transformer)
+        sigmas1 = torch.Tensor(DISTILLED_SIGMA_VALUES)
+        rec.add("stage1.sigmas", sigmas1)
+        steps1 = StepRecorder(rec, "stage1.", transformer, ["cond"])
+        video_state, audio_state = denoise_audio_video_tiny(
+            pixel_shape(height // 2, width // 2), noiser, sigmas1, EulerDiffusionStep(), denoise_fn,
+            pipeline_components(), steps1)
+        steps1.close()
+        rec.add("stage1.latents.video.final", video_state.latent)
+        rec.add("stage1.latents.audio.final", audio_state.latent)
+        encoder = statistics_encoder(config, weights=weights)
+        upscaled = upsample_video(latent=video_state.latent[:1], video_encoder=encoder,
+                                  upsampler=ledger.get("spatial_upsampler"))
+        rec.add("upsampled.video", upscaled)
+        sigmas2 = torch.Tensor(STAGE_2_DISTILLED_SIGMA_VALUES)
+        rec.add("stage2.sigmas", sigmas2)
+        steps2 = StepRecorder(rec, "stage2.", transformer, ["cond"])
+        video_state, audio_state = denoise_audio_video_tiny(
+            pixel_shape(height, width), noiser, sigmas2, EulerDiffusionStep(), denoise_fn, pipeline_components(),
+            steps2, noise_scale=sigmas2[0], initial_video_latent=upscaled, initial_audio_latent=audio_state.latent)
+        steps2.close()
+    outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
+    n1 = 2 * (height // 64) * (width // 64)
+    n_audio = audio_state.latent.shape[2]
+    noise, described = noise_inputs(draws, [
+        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
+        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
+        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+    ])
+    params = {
+        **common_params(up_config),
+        "pipeline": "DistilledPipeline (ltx-pipelines 1.0.0), text only, no LoRA, tiling off",
+        "shared_weights": "two_stage",
+        "height": height,
+        "width": width,
+        "stage_1_height": height // 2,
+        "stage_1_width": width // 2,
+        "stage_1_sigmas": list(DISTILLED_SIGMA_VALUES),
+        "stage_2_sigmas": list(STAGE_2_DISTILLED_SIGMA_VALUES),
+        "stage_2_noise_scale": "sigmas[0] of stage 2 as a float32 0-d tensor",
+        "video_latent_shape": list(video_state.latent.shape),
+        "audio_latent_shape": list(audio_state.latent.shape),
+        "guidance": "none in either stage (simple_denoising_func: one positive-context X0Model pass per step)",
+        "noise_draws": described,
+        "call_sequence": [
+            "generator = torch.Generator('cpu').manual_seed(seed); noiser = GaussianNoiser(generator); "
+            "stepper = EulerDiffusionStep(); one transformer for both stages",
+            "stage 1 at (height/2, width/2): sigmas = torch.Tensor(DISTILLED_SIGMA_VALUES); denoise_fn = "
+            "simple_denoising_func(positive contexts)",
+            *stage_calls("stage 1 ", "noise.0000", "noise.0001"),
+            "upsample_video(stage-1 video latent, video encoder statistics, upsampler) -> upsampled.video",
+            "stage 2 at (height, width): sigmas = torch.Tensor(STAGE_2_DISTILLED_SIGMA_VALUES); noise_scale = "
+            "sigmas[0]; initial latents = upsampled.video and the stage-1 audio; the SAME generator continues",
+            *stage_calls("stage 2 ", "noise.0002", "noise.0003"),
+        ],
+    }
+    return GoldenCase(
+        group="pipeline", case="distilled", component="pipeline_distilled",
+        description="Tiny LTX-2.3 distilled two-stage text-to-video+audio run (DistilledPipeline sampling): stage 1 "
+        "at 64x96 on the 8 distilled sigmas, x2 spatial latent upsample, stage 2 at 128x192 on the 3 stage-2 sigmas "
+        "after noise re-injection, one positive pass per step; 9 frames at 24 fps; final latents (no decode); "
+        "weights shared with two_stage",
+        generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
+        inputs={**noise, **positive}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
+    )
+
+
 # The image-to-video case: image 0 replaces latent frame 0 (strength < 1, so its tokens are partly noised and
 # denoised), image 1 is a keyframe on the last frame (strength 1: appended tokens that stay clean). Source sizes
 # differ from the target so the cover resize crops along both axes. fps 64 keeps the audio (and the golden) short.
@@ -716,7 +807,8 @@ def i2v_case() -> GoldenCase:
     )
 
 
-CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case, "i2v_keyframes": i2v_case}
+CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case, "i2v_keyframes": i2v_case,
+         "distilled": distilled_case}
 
 
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
