@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "core/quant.h"
 #include "core/thread_pool.h"
 #include "io/gguf.h"
@@ -81,16 +82,25 @@ class GgufAsHf : public WeightSource {
   std::map<std::string, std::string> empty_;
 };
 
-// A block-quantized [N, K] matrix decoded to f32, rows split across the pool. Values are exactly those the
-// matmul would decode tile by tile.
-Tensor dequantized(const Tensor& q) {
+// A block-quantized [N, K] matrix decoded to f32, then rounded to bf16 (round-to-nearest-even, as Tensor::to) when
+// `to` is bf16; rows split across the pool. The f32 values are exactly those the matmul would decode tile by tile.
+Tensor dequantized(const Tensor& q, DType to) {
   const int64_t rows = q.dim(0), cols = q.dim(1);
   const int64_t row_bytes = q.strides()[0] / static_cast<int64_t>(dtype_block_elems(q.dtype())) *
                             static_cast<int64_t>(dtype_block_bytes(q.dtype()));
-  Tensor out = Tensor::empty(DType::F32, {rows, cols});
-  float* dst = out.data<float>();
+  Tensor out = Tensor::empty(to, {rows, cols});
   parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) dequantize_row(q.dtype(), q.raw() + r * row_bytes, dst + r * cols, cols);
+    std::vector<float> line(to == DType::F32 ? 0 : static_cast<size_t>(cols));
+    for (int64_t r = r0; r < r1; ++r) {
+      const std::byte* src = q.raw() + r * row_bytes;
+      if (to == DType::F32) {
+        dequantize_row(q.dtype(), src, out.data<float>() + r * cols, cols);
+        continue;
+      }
+      dequantize_row(q.dtype(), src, line.data(), cols);
+      uint16_t* dst = out.data<uint16_t>() + r * cols;
+      for (int64_t c = 0; c < cols; ++c) dst[c] = f32_to_bf16(line[static_cast<size_t>(c)]);
+    }
   });
   return out;
 }
@@ -106,11 +116,10 @@ void dequantize_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
         quantized.push_back(m);
         bytes += m->weight.numel() * static_cast<int64_t>(dtype_block_bytes(to));
       }
+  LTX_CHECK(to == DType::F32 || to == DType::BF16, "gemma3", "quantized matrices decode to f32 or bf16, not ",
+            dtype_name(to));
   if (quantized.empty() || bytes > budget_bytes) return;
-  for (nn::Linear* m : quantized) {
-    m->weight = dequantized(m->weight);
-    if (to != DType::F32) m->weight = m->weight.to(to);
-  }
+  for (nn::Linear* m : quantized) m->weight = dequantized(m->weight, to);
 }
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }
