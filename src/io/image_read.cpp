@@ -9,6 +9,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 }
@@ -103,6 +104,8 @@ RgbImage read_image(const std::string& path) {
 
 RgbImage h264_roundtrip(const RgbImage& image, int crf) {
   const std::string what = "H.264 round trip of a conditioning image";
+  // libx264 reports its statistics at the default level (on stderr even under --quiet); errors still come through.
+  if (av_log_get_level() > AV_LOG_ERROR) av_log_set_level(AV_LOG_ERROR);
   const int h = static_cast<int>(image.height / 2 * 2), w = static_cast<int>(image.width / 2 * 2);
   LTX_CHECK(h > 0 && w > 0, "image", what, ": image ", image.width, "x", image.height, " is too small");
   const AVCodec* enc_codec = avcodec_find_encoder_by_name("libx264");
