@@ -67,6 +67,52 @@ std::string replace_spaces(std::string_view text) {
   return out;
 }
 
+// Pieces by FNV-1a hash in an open-addressing table (for the GGUF merge rebuild): hash(prefix + c) extends
+// hash(prefix), so all prefixes of a piece cost one pass. A repeated piece maps to its last id.
+class PieceTable {
+ public:
+  static constexpr uint64_t kSeed = 0xcbf29ce484222325ULL;
+  static uint64_t extend(uint64_t h, std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return h;
+  }
+  static uint64_t hash(std::string_view s) { return extend(kSeed, s); }
+
+  explicit PieceTable(const std::vector<std::string>& pieces) : pieces_(pieces) {
+    size_t capacity = 16;
+    while (capacity < 2 * pieces.size()) capacity <<= 1;
+    mask_ = capacity - 1;
+    slots_.assign(capacity, Slot{});
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const uint64_t h = hash(pieces[i]);
+      for (size_t at = h & mask_;; at = (at + 1) & mask_) {
+        Slot& slot = slots_[at];
+        if (slot.id < 0 || (slot.hash == h && pieces_[static_cast<size_t>(slot.id)] == pieces[i])) {
+          slot = Slot{h, static_cast<int32_t>(i)};
+          break;
+        }
+      }
+    }
+  }
+  // The id of piece s (whose hash is h), or -1.
+  int32_t find(std::string_view s, uint64_t h) const {
+    for (size_t at = h & mask_;; at = (at + 1) & mask_) {
+      const Slot& slot = slots_[at];
+      if (slot.id < 0) return -1;
+      if (slot.hash == h && pieces_[static_cast<size_t>(slot.id)] == s) return slot.id;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    int32_t id = -1;
+  };
+  const std::vector<std::string>& pieces_;
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
 template <typename T>
 const std::vector<T>& array_of(const GGUFFile& f, const char* key) {
   const GGUFArray& a = f.value(key).as_array();
@@ -156,23 +202,27 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
   for (size_t i = 0; i < t.pieces_.size(); ++i) t.vocab_[t.pieces_[i]] = static_cast<int32_t>(i);
 
   // generate_merges: each split (l, r) of a piece with both halves in the vocabulary, ranked by the merged
-  // piece's (last) position, then longer l first. Looked up through views of pieces_ (no copies of the halves):
-  // this runs over every split of 262k pieces at load.
-  std::unordered_map<std::string_view, int32_t> ids;
-  ids.reserve(t.pieces_.size());
-  for (size_t i = 0; i < t.pieces_.size(); ++i) ids[t.pieces_[i]] = static_cast<int32_t>(i);
+  // piece's (last) position, then longer l first. This visits every split of 262k pieces at load: the halves are
+  // looked up in a flat table by a hash that grows one character at a time along the prefix.
+  const PieceTable table(t.pieces_);
   t.merges_.reserve(t.pieces_.size() * 2);
-  for (const auto& [piece, id] : ids) {
-    uint64_t k = 0;  // split after the k-th character
-    for (size_t offset = utf8_len(piece, 0); offset < piece.size(); offset += utf8_len(piece, offset)) {
+  for (size_t i = 0; i < t.pieces_.size(); ++i) {
+    const std::string_view piece = t.pieces_[i];
+    const auto id = static_cast<int32_t>(i);
+    if (piece.empty() || table.find(piece, PieceTable::hash(piece)) != id) continue;  // a repeated piece: last id
+    uint64_t k = 0;                                                                   // split after the k-th character
+    uint64_t prefix_hash = PieceTable::kSeed;
+    for (size_t start = 0, offset = utf8_len(piece, 0); offset < piece.size();
+         start = offset, offset += utf8_len(piece, offset)) {
       ++k;
-      const auto l = ids.find(piece.substr(0, offset));
-      if (l == ids.end()) continue;
-      const auto r = ids.find(piece.substr(offset));
-      if (r == ids.end()) continue;
+      prefix_hash = PieceTable::extend(prefix_hash, piece.substr(start, offset - start));
+      const int32_t l = table.find(piece.substr(0, offset), prefix_hash);
+      if (l < 0) continue;
+      const std::string_view rest = piece.substr(offset);
+      const int32_t r = table.find(rest, PieceTable::hash(rest));
+      if (r < 0) continue;
       const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
-      const uint64_t key =
-          (static_cast<uint64_t>(static_cast<uint32_t>(l->second)) << 32) | static_cast<uint32_t>(r->second);
+      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
       t.merges_[key] = Merge{rank, id};
     }
   }
