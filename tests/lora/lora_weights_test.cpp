@@ -1,7 +1,7 @@
 // The weight sets of a generation (stages/lora_weights.h) on the golden case tests/golden/dit/lora_official: stage 1
 // = base + --lora, stage 2 = base + --lora + --distilled-lora, switching back is exact; LoRA files checked against a
 // checkpoint's layer list before any DiT is loaded; and fusion into fp8 weights with a per-tensor scale
-// (tests/data/dit_formats/fp8_ltx23.safetensors, quantized by ltx-core's own fp8 code).
+// (tests/data/dit_formats/fp8_ltx23.safetensors, quantized by ltx-core's own fp8 code) and into GGUF Q8_0 ones.
 #include "stages/lora_weights.h"
 
 #include <gtest/gtest.h>
@@ -105,17 +105,17 @@ TEST(LoraWeights, CheckpointTargetsAreTheDitsLinears) {
   for (const auto& m : b) EXPECT_EQ(listed.shape(m), fuser.targets().shape(m)) << m;
 }
 
-// fp8 + LoRA: fused into W8·weight_scale, kept in the compute dtype with scale 1; switching back restores the fp8
-// bytes and their scale.
-TEST(LoraWeights, Fp8WeightsFuseIntoTheirScaledValueAndRestore) {
-  const ltxm::DitCheckpoint c = ltxm::open_dit_checkpoint(kFp8);
+// A LoRA on one quantized layer of `path`: fused into its dequantized (and, for fp8, scaled) value, kept in the
+// compute dtype with scale 1; switching back restores the stored bytes and their scale.
+void check_quantized_fusion(const std::string& path, const std::string& module, DType stored_dtype) {
+  const ltxm::DitCheckpoint c = ltxm::open_dit_checkpoint(path);
   ltxm::Dit dit = ltxm::Dit::load(c.loader(), c.config, DType::BF16);
   ltxm::DitLoraFuser fuser(dit, c.weights, DType::BF16, c.root);
-  const std::string module = "transformer_blocks.1.attn1.to_q";  // fp8 in this file (ltx-core skips block 0)
   const Tensor stored = c.weights->get(c.root + module + ".weight");
-  ASSERT_EQ(stored.dtype(), DType::F8_E4M3);
-  const float scale = c.weights->get(c.root + module + ".weight_scale").to_floats().at(0);
-  ASSERT_NE(scale, 1.0f);
+  ASSERT_EQ(stored.dtype(), stored_dtype);
+  const std::string scale_key = c.root + module + ".weight_scale";
+  const float scale = c.weights->contains(scale_key) ? c.weights->get(scale_key).to_floats().at(0) : 1.0f;
+  if (stored_dtype == DType::F8_E4M3) ASSERT_NE(scale, 1.0f);
   ASSERT_EQ(fuser.weight_scale(module), scale);
 
   const int64_t n_out = stored.dim(0), n_in = stored.dim(1), rank = 2;
@@ -126,21 +126,21 @@ TEST(LoraWeights, Fp8WeightsFuseIntoTheirScaledValueAndRestore) {
   const std::vector<std::pair<std::string, Tensor>> t = {
       {"diffusion_model." + module + ".lora_A.weight", Tensor::from_floats(DType::F32, {rank, n_in}, a)},
       {"diffusion_model." + module + ".lora_B.weight", Tensor::from_floats(DType::F32, {n_out, rank}, b)}};
-  write_safetensors(dir.file("fp8.safetensors"), t);
-  const ltxm::LoraAdapter adapter = ltxm::read_lora(dir.file("fp8.safetensors"), fuser.targets(), false);
+  write_safetensors(dir.file("q.safetensors"), t);
+  const ltxm::LoraAdapter adapter = ltxm::read_lora(dir.file("q.safetensors"), fuser.targets(), false);
   const ltxm::WeightedLora w{&adapter, 0.7f};
   EXPECT_EQ(fuser.apply({&w, 1}).layers_fused, 1);
 
   const Tensor& fused = fuser.weight(module);
   EXPECT_EQ(fused.dtype(), DType::BF16);
   EXPECT_EQ(fuser.weight_scale(module), 1.0f);
-  const std::vector<float> w8 = stored.to(DType::F32).to_floats(), got = fused.to(DType::F32).to_floats();
+  const std::vector<float> wq = stored.to(DType::F32).to_floats(), got = fused.to(DType::F32).to_floats();
   double worst = 0.0;
   for (int64_t o = 0; o < n_out; ++o)
     for (int64_t i = 0; i < n_in; ++i) {
       float d = 0.0f;
       for (int64_t k = 0; k < rank; ++k) d += b[o * rank + k] * a[k * n_in + i];
-      const float want = w8[o * n_in + i] * scale + 0.7f * d;
+      const float want = wq[o * n_in + i] * scale + 0.7f * d;
       // One bf16 rounding of the f32 sum: half a bf16 step is at most 2^-8 of the value.
       const double err = std::abs(got[o * n_in + i] - want) / (std::abs(want) * std::ldexp(1.0, -8) + 1e-30);
       worst = std::max(worst, err);
@@ -148,12 +148,23 @@ TEST(LoraWeights, Fp8WeightsFuseIntoTheirScaledValueAndRestore) {
   EXPECT_LE(worst, 1.0) << "worst error in units of 2^-8 of the value";
 
   EXPECT_EQ(fuser.apply({}).layers_restored, 1);
-  EXPECT_EQ(fuser.weight(module).dtype(), DType::F8_E4M3);
+  EXPECT_EQ(fuser.weight(module).dtype(), stored_dtype);
   EXPECT_EQ(fuser.weight_scale(module), scale);
   const Tensor back = fuser.weight(module).contiguous();
   const Tensor orig = stored.contiguous();
   ASSERT_EQ(back.nbytes(), orig.nbytes());
   EXPECT_EQ(std::memcmp(back.data<uint8_t>(), orig.data<uint8_t>(), orig.nbytes()), 0);
+}
+
+// fp8 (ltx-core's own quantization; it skips block 0, so block 1 is fp8) with its per-tensor weight_scale.
+TEST(LoraWeights, Fp8WeightsFuseIntoTheirScaledValueAndRestore) {
+  check_quantized_fusion(kFp8, "transformer_blocks.1.attn1.to_q", DType::F8_E4M3);
+}
+
+// GGUF Q8_0 (gguf-py's quantization).
+TEST(LoraWeights, GgufQ8WeightsFuseDequantizedAndRestore) {
+  check_quantized_fusion(std::string(LTX_SOURCE_DIR) + "/tests/data/dit_formats/gguf_ltx23.gguf",
+                         "transformer_blocks.0.ff.net.0.proj", DType::Q8_0);
 }
 
 }  // namespace
