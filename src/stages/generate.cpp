@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "io/staged_outputs.h"
 #include "io/wav_write.h"
+#include "models/ltx/decode_memory_budget.h"
 #include "models/ltx/dit_checkpoint.h"
 #include "pipeline/schedule.h"
 #include "stages/av_models.h"
@@ -361,7 +362,8 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
 
   clock.start("decode");
   progress_add_steps(progress, 3);
-  const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype);
+  const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype,
+                                    memory_budget(r.memory_budget), &report.decode_strategy);
   progress_step(progress);
   const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
   progress_step(progress);

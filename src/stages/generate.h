@@ -57,6 +57,9 @@ struct GenerateRequest {
   GuiderOverrides video_guidance, audio_guidance;
   std::string record_noise, replay_noise;
   DType compute = DType::BF16;
+  // --memory-budget ("8G"): what the video decode may use beyond the resident weights; unset: MemAvailable. The
+  // decode planner (video_vae_plan.h) picks whole / split batch / temporal chunks / spatial tiles from it.
+  std::optional<std::string> memory_budget;
 };
 
 struct GenerateReport {
@@ -69,6 +72,7 @@ struct GenerateReport {
   AvGuidance guidance;
   int64_t items = 1;                 // generations made together (request_items)
   std::vector<std::string> written;  // output files and folders, once committed; item 0's MP4 first
+  std::string decode_strategy;       // the video decode's strategy and planned peak (DecodeStrategy::describe)
 };
 
 // Models kept between generate() calls of one process (`ltx generate --repeat N`): loaded by the first call and

@@ -1,9 +1,11 @@
 #include "stages/media.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.h"
 #include "graph/compile.h"
+#include "models/ltx/video_vae_plan.h"
 
 namespace ltx::stages {
 namespace {
@@ -25,8 +27,8 @@ Tensor upsample_latent(const upsampler::LatentUpsampler& up, const video_vae::La
   return run_single_output(g, out, {x});
 }
 
-Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent, NoiseSource* noise,
-                    DType noise_dtype) {
+Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent, NoiseSource* noise, DType noise_dtype,
+                    size_t budget_bytes, std::string* strategy) {
   LTX_CHECK(latent.rank() == 5, "pipeline", "decode: latent must be [B, C, F, H, W], got ", latent.shape().str());
   Graph g;
   const Tensor x = latent.to(DType::F32).contiguous();
@@ -36,6 +38,13 @@ Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent
   const auto needed = decoder.noise_inputs(x.shape());
   LTX_CHECK(needed.empty() || noise != nullptr, "pipeline",
             "the video decoder is timestep-conditioned and needs a noise source");
+  if (budget_bytes > 0) {  // planned: the noise drawn in the same order, for the whole latent
+    std::map<std::string, Tensor> drawn;
+    for (const auto& [name, shape] : needed) drawn[name] = noise->randn(shape, noise_dtype).to(DType::F32);
+    const video_vae::DecodeStrategy s = video_vae::plan_decode(decoder, x.shape(), budget_bytes);
+    if (strategy != nullptr) *strategy = s.describe();
+    return video_vae::decode_video(decoder, x, s, drawn);
+  }
   for (const auto& [name, shape] : needed) {
     const Tensor t = noise->randn(shape, noise_dtype).to(DType::F32);
     const Value v = g.input(name, DType::F32, shape);

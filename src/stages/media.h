@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/ltx/audio_vae.h"
@@ -20,8 +21,11 @@ Tensor upsample_latent(const upsampler::LatentUpsampler& up, const video_vae::La
 
 // [B, C, F', H', W'] -> [B, 3, 8(F'-1)+1, 32H', 32W'] f32 in about [-1, 1]. A timestep-conditioned decoder draws
 // its noise from `noise` in the reference's order (the latent, then each injecting res block's two spatial maps).
+// With `budget_bytes` > 0 the decode planner (video_vae_plan.h) picks the strategy whose planned peak fits (whole,
+// split batch, temporal chunks, spatial tiles; throws naming the smallest peak when none does) and `strategy`
+// (optional) receives its description; 0 decodes whole.
 Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent, NoiseSource* noise,
-                    DType noise_dtype = DType::F32);
+                    DType noise_dtype = DType::F32, size_t budget_bytes = 0, std::string* strategy = nullptr);
 
 // [B, z, T, M] -> mel [B, 2, T', mel_bins].
 Tensor decode_audio_mel(const audio_vae::AudioDecoder& decoder, const Tensor& latent);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "io/json.h"
+#include "models/ltx/decode_memory_budget.h"
 #include "stages/default_model.h"
 #include "stages/progress.h"
 
@@ -33,6 +34,7 @@ constexpr const char* kUsage =
     "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
+    "                    [--memory-budget SIZE (video decode; default: MemAvailable)]\n"
     "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
     "Gemma 3 270M text encoder installed by scripts/setup.\n"
     "Several prompts (--prompt repeated, --prompts-file with one per line) and --batch N (N samples of each prompt,\n"
@@ -152,6 +154,8 @@ int generate(Args args) {
       r.fps = number(a, value());
     else if (a == "--steps")
       r.steps = static_cast<int>(integer(a, value()));
+    else if (a == "--memory-budget")
+      r.memory_budget = value(), parse_memory_budget(*r.memory_budget);  // a bad size fails before any work
     else if (a == "--seed")
       r.seed = static_cast<uint64_t>(integer(a, value()));
     else if (a == "--cfg")
@@ -259,6 +263,7 @@ int generate(Args args) {
                 static_cast<long long>(rep.height), r.fps, static_cast<long long>(rep.audio_samples),
                 static_cast<long long>(rep.audio_sample_rate));
     for (size_t i = 1; i < rep.written.size(); ++i) std::printf("wrote %s\n", rep.written[i].c_str());
+    std::printf("video decode: %s\n", rep.decode_strategy.c_str());
     if (repeat > 1) std::printf("run %lld: %.3f s\n", static_cast<long long>(run + 1), run_s);
     for (const auto& [stage, s] : rep.stage_seconds) std::printf("  %-14s %.2f s\n", stage.c_str(), s);
   }
