@@ -52,3 +52,6 @@ echo "CPU = user + system seconds of the whole process per call: on a loaded mac
 echo "processes held the cores (spinning worker threads would count in it). Load: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 echo "Targets (issue 5): ours/PyTorch time <= 0.50; our peak RSS <= weights + plan peak."
+echo "Ours outside weights + plan peak: the call's inputs fed outside the arena $(gb "${ours[call_input_bytes]}") GB (latents,"
+echo "contexts, RoPE tables); at the end resident file pages $(gb_kb "${ours[rss_file_kb]}") GB (mapped weights and inputs file,"
+echo "code), anonymous $(gb_kb "${ours[rss_anon_kb]}") GB (arena, heap); RSS before load $(gb_kb "${ours[baseline_rss_kb]}") GB."

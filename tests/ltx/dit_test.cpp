@@ -51,6 +51,22 @@ TEST(LtxDit, VideoOnlyConfigOnAudioVideoWeightsListsEveryUnexpectedKey) {
   }
 }
 
+// A call whose tokens share each item's sigma broadcasts one modulation row per item unless intermediates are
+// collected (which taps the per-token table the goldens hold); both give the same bits, in f32 and bf16.
+TEST(LtxDit, BroadcastModulationRowsEqualPerTokenRows) {
+  const SafetensorsFile in = SafetensorsFile::open(kGolden + "ltx23_av_stg/inputs.safetensors");
+  for (DType compute : {DType::F32, DType::BF16}) {
+    auto src = open_safetensors(kGolden + "ltx23_av_stg/weights.safetensors");
+    const DitConfig cfg = DitConfig::from_metadata(checkpoint_transformer_config(*src), DitModelType::AudioVideo);
+    Dit dit = Dit::load(WeightLoader(src, "model.diffusion_model."), cfg, compute);
+    const DitOutput rows = dit.run({stream(in, "video"), stream(in, "audio"), {}}, false);
+    const DitOutput tokens = dit.run({stream(in, "video"), stream(in, "audio"), {}}, true);
+    EXPECT_EQ(max_diff(rows.video_velocity, tokens.video_velocity), 0.0) << dtype_name(compute);
+    EXPECT_EQ(max_diff(rows.audio_velocity, tokens.audio_velocity), 0.0) << dtype_name(compute);
+    EXPECT_EQ(max_diff(rows.video_denoised, tokens.video_denoised), 0.0) << dtype_name(compute);
+  }
+}
+
 TEST(LtxDit, AvSemanticsAgreeWhenEveryTokenHasTheSharedSigma) {
   // ltx23_av_stg's inputs: video and audio sigma 0.6, every token noised (t = sigma): all three variants coincide.
   const DitOutput a = run("ltx23_av_stg", AvTimestepSemantics::OtherSigma);

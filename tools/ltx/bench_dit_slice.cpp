@@ -4,7 +4,8 @@
 // (bf16), runs one warm-up call and N timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside
 // PyTorch's: time_s (median wall seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS
 // before loading), peak_rss_kb (VmHWM at the end), weights_bytes (the file's tensors), plan_peak_bytes
-// (Plan::peak_bytes() of the call's plan), threads.
+// (Plan::peak_bytes() of the call's plan), call_input_bytes (what the call fed the plan outside its arena: latents,
+// contexts, RoPE tables), rss_file_kb / rss_anon_kb (resident file pages / anonymous memory at the end), threads.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -88,6 +89,8 @@ int bench_dit_slice(Args args) {
   size_t weights_bytes = 0;
   for (const std::string& name : source->names()) weights_bytes += source->get(name).nbytes();
   ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16);
+  std::fprintf(stderr, "# after load: RssFile %ld kB, RssAnon %ld kB\n", proc_status_kb("RssFile"),
+               proc_status_kb("RssAnon"));
 
   const SafetensorsFile in = SafetensorsFile::open(dir + "/inputs.safetensors");
   ltxm::DitCall call;
@@ -102,7 +105,8 @@ int bench_dit_slice(Args args) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = process_cpu_seconds() - c0;
     LTX_CHECK(out.video_velocity.defined() && out.audio_velocity.defined(), "bench", "the DiT returned no velocity");
-    std::fprintf(stderr, "# call %d: %.3f s wall, %.3f s CPU\n", r, s, cpu);
+    std::fprintf(stderr, "# call %d: %.3f s wall, %.3f s CPU; RssFile %ld kB, RssAnon %ld kB, VmHWM %ld kB\n", r, s,
+                 cpu, proc_status_kb("RssFile"), proc_status_kb("RssAnon"), proc_status_kb("VmHWM"));
     if (r > 0) {
       times.push_back(s);
       cpu_times.push_back(cpu);
@@ -112,8 +116,12 @@ int bench_dit_slice(Args args) {
   std::printf("cpu_s=%.4f\n", median(cpu_times));
   std::printf("baseline_rss_kb=%ld\n", baseline_kb);
   std::printf("peak_rss_kb=%ld\n", proc_status_kb("VmHWM"));
+  // Where the resident memory is at the end: file pages (mapped weights, code) and anonymous (arena, heap).
+  std::printf("rss_file_kb=%ld\n", proc_status_kb("RssFile"));
+  std::printf("rss_anon_kb=%ld\n", proc_status_kb("RssAnon"));
   std::printf("weights_bytes=%zu\n", weights_bytes);
   std::printf("plan_peak_bytes=%zu\n", dit.plans().max_peak_bytes());
+  std::printf("call_input_bytes=%zu\n", dit.last_call_input_bytes());
   std::printf("plans=%zu\n", dit.plans().size());
   std::printf("threads=%d\n", thread_count());
   return 0;

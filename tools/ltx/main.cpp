@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/malloc_policy.h"
 #include "core/openmp_env.h"
 
 namespace ltx::cli {
@@ -39,6 +40,7 @@ void usage(std::FILE* to) {
 
 int main(int argc, char** argv) {
   ltx::ensure_passive_openmp_wait(argv);
+  ltx::return_large_buffers_to_system();
   if (argc < 2 || std::string_view(argv[1]) == "help" || std::string_view(argv[1]) == "--help") {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

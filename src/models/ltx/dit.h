@@ -91,11 +91,15 @@ class Dit {
     return weights_;
   }
   const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
+  // Bytes of the host-prepared tensors the last call fed its plan (latents, contexts, RoPE tables, timestep rows):
+  // activation memory outside the plan's arena, alive for the call.
+  size_t last_call_input_bytes() const { return last_call_input_bytes_; }
 
  private:
   DitConfig config_;
   DitWeights weights_;
   PlanCache plans_;
+  size_t last_call_input_bytes_ = 0;
 };
 
 }  // namespace ltx::ltxm
