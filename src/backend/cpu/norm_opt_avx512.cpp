@@ -3,6 +3,10 @@
 // 16×16 tile of rows × columns is transposed so that column c of every row is one vector, and each lane adds its
 // row's elements in the reference's order. Statistics per row are then the reference's scalar formulas; the
 // normalize/affine pass is elementwise with the same separate roundings (vec::mul_rn/add_rn). Rows in parallel.
+// GCC 12 flags the _mm512_undefined_* inside its own intrinsic headers.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <cmath>
 #include <variant>
 #include <vector>
@@ -11,10 +15,6 @@
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/vec_avx512.h"
 #include "core/thread_pool.h"
-
-// GCC 12 flags the _mm512_undefined_* inside its own intrinsic headers.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace ltx::cpu::opt {
 namespace {
