@@ -80,10 +80,11 @@ Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeS
 
   Graph g;
   build_window_graph(g, dec, window);
-  // Weights converted once for all windows when there are several; a single run converts each as it goes.
+  // Weights kept converted (one more copy of the conv weights, cpu::PreparedWeights) only when the same plan runs
+  // several times AND memory is not what the strategy is about: a split batch. Chunks and tiles exist to save
+  // memory, and a single run gains nothing, so those convert each conv's weights as it runs.
   CompileOptions options = CompileOptions::from_env();
-  options.prepare_weights =
-      windows.size() * tiles_h.size() * tiles_w.size() * static_cast<size_t>(batch / s.batch_per_run) > 1;
+  options.prepare_weights = s.kind == DecodeStrategy::Kind::SplitBatch;
   const std::unique_ptr<Plan> plan = compile(g, options);
   const auto window_noise = dec.noise_inputs(window);
 
