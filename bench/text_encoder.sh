@@ -10,7 +10,7 @@
 #   transformers  what the LTX reference pipeline runs: one prompt per call, left-padded to 1024 tokens,
 #                 output_hidden_states=True, bf16 (the ltx_pipelines dtype), weights dequantized from the same GGUF
 # Prints one markdown table: medians of REPS calls after a first call, which is shown on its own (ours includes
-# the plan compile there).
+# the plan compile there), wall clock and, steadier on a shared machine, the process's CPU time per call.
 #
 #   bench/text_encoder.sh [GGUF]
 # Environment: PYTHON (python with torch + transformers + gguf, default /work/venv-ref/bin/python, else
@@ -92,6 +92,8 @@ row "(a) one 60-token prompt" single_s
 row "(b) batch of 8 prompts" batch_s
 row "(a) first call" first_single_s
 row "(b) first call" first_batch_s
+row "(a) CPU time per call (all threads)" cpu_single_s
+row "(b) CPU time per call (all threads)" cpu_batch_s
 echo
 echo "Ours in validation precision (f32 throughout): (a) $(ms "${ours_f32[single_s]}") ms, (b) $(ms "${ours_f32[batch_s]}") ms; first calls"
 echo "$(ms "${ours_f32[first_single_s]}") / $(ms "${ours_f32[first_batch_s]}") ms."

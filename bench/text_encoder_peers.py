@@ -14,7 +14,8 @@
       as the pipeline does.
 
 PROMPTS holds the single prompt on its first line and the batch on the following lines. Prints key=value lines
-like bench_text_encoder (first_single_s, first_batch_s, single_s, batch_s medians, tokens_*, threads, load_s).
+like bench_text_encoder (first_single_s, first_batch_s, single_s, batch_s medians of wall time, cpu_single_s,
+cpu_batch_s medians of the process's CPU time per call, tokens_*, threads, load_s).
 """
 
 from __future__ import annotations
@@ -31,10 +32,16 @@ def read_prompts(path: str) -> tuple[list[str], list[str]]:
     return lines[:1], lines[1:]
 
 
-def timed(fn):
-    t0 = time.perf_counter()
+CPU = {"single": [], "batch": []}  # process CPU seconds (all threads) of each timed call
+
+
+def timed(fn, cpu_key=None):
+    c0, t0 = time.process_time(), time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    if cpu_key:
+        CPU[cpu_key].append(time.process_time() - c0)
+    return wall
 
 
 def report(first_single, first_batch, singles, batches, **extra):
@@ -42,6 +49,8 @@ def report(first_single, first_batch, singles, batches, **extra):
     print(f"first_batch_s={first_batch:.4f}")
     print(f"single_s={statistics.median(singles):.4f}")
     print(f"batch_s={statistics.median(batches):.4f}")
+    print(f"cpu_single_s={statistics.median(CPU['single']):.4f}")
+    print(f"cpu_batch_s={statistics.median(CPU['batch']):.4f}")
     for k, v in extra.items():
         print(f"{k}={v}")
 
@@ -102,8 +111,8 @@ def run_llama(args) -> None:
     first_batch = timed(lambda: modes[mode](batch))
     singles, batches = [], []
     for r in range(args.reps):
-        singles.append(timed(lambda: encode_one(single)))
-        batches.append(timed(lambda: modes[mode](batch)))
+        singles.append(timed(lambda: encode_one(single), "single"))
+        batches.append(timed(lambda: modes[mode](batch), "batch"))
         print(f"# llama.cpp rep {r}: single {singles[-1]:.4f} s, batch {batches[-1]:.4f} s", file=sys.stderr)
     report(first_single, first_batch, singles, batches, tokens_single=counts[0], tokens_batch=counts[1],
            threads=args.threads, load_s=f"{load_s:.4f}", batch_mode=mode,
@@ -128,6 +137,10 @@ def run_transformers(args) -> None:
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.bfloat16)
     model.eval()
     load_s = time.perf_counter() - t0
+    # Dense bf16 Linears, as the pipeline's bf16 Gemma has (not GGUF blocks behind a packed-matmul kernel).
+    linears = [m for m in model.model.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(type(m) is torch.nn.Linear and m.weight.dtype == torch.bfloat16 for m in linears), {
+        type(m).__name__ for m in model.model.modules()}
 
     def encode(prompt: str):
         enc = tok([prompt.strip()], padding="max_length", max_length=1024, truncation=True, return_tensors="pt")
@@ -146,8 +159,8 @@ def run_transformers(args) -> None:
     first_batch = timed(lambda: encode_all(batch))
     singles, batches = [], []
     for r in range(args.reps):
-        singles.append(timed(lambda: encode_all(single)))
-        batches.append(timed(lambda: encode_all(batch)))
+        singles.append(timed(lambda: encode_all(single), "single"))
+        batches.append(timed(lambda: encode_all(batch), "batch"))
         print(f"# transformers rep {r}: single {singles[-1]:.4f} s, batch {batches[-1]:.4f} s", file=sys.stderr)
     report(first_single, first_batch, singles, batches, tokens_single=count(single), tokens_batch=count(batch),
            threads=torch.get_num_threads(), load_s=f"{load_s:.4f}", dtype="bfloat16",

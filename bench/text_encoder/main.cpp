@@ -7,14 +7,15 @@
 //
 // Prints key=value lines: load_tokenizer_s, load_model_s, first_single_s / first_batch_s (the first call of each
 // shape: plan compile and warm-up included), single_s / batch_s (median of N further calls, single and batch
-// alternating), tokens_single, tokens_batch (real tokens), threads, precision, vs_f32_rel (production only: the
-// worst over hidden states of max|ours - f32| / max|f32| on the batch, against validation precision; else 0);
-// per-call times go to stderr.
+// alternating), cpu_single_s / cpu_batch_s (median process CPU seconds per call, all threads), tokens_single,
+// tokens_batch (real tokens), threads, precision, vs_f32_rel (production only: the worst over hidden states of max|ours
+// - f32| / max|f32| on the batch, against validation precision; else 0); per-call times go to stderr.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -86,19 +87,22 @@ int run(int argc, char** argv) {
   const double load_model = since(t0);
 
   int64_t tokens[2] = {0, 0};
+  std::vector<double> cpu[2];  // process CPU seconds (all threads) per timed call
   // Prompt text -> all hidden states of the real tokens, as PromptEncoder::encode_ids runs Gemma.
-  const auto encode = [&](const std::vector<std::string>& prompts, int which) {
+  const auto encode = [&](const std::vector<std::string>& prompts, int which, bool timed = true) {
+    const std::clock_t c0 = std::clock();
     const auto start = Clock::now();
     const gemma3::Tokenizer::Batch b = tok.encode_batch(prompts, 1024);
     const gemma3::Output out = model.forward_real_tokens(b.ids, b.mask);
     const double s = since(start);
+    if (timed) cpu[which].push_back(static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
     LTX_CHECK(out.hidden_states.size() == static_cast<size_t>(model.config().n_hidden_states()), "bench",
               "wrong number of hidden states");
     tokens[which] = real_tokens(b.mask);
     return s;
   };
-  const double first_single = encode(single, 0);
-  const double first_batch = encode(batch, 1);
+  const double first_single = encode(single, 0, false);
+  const double first_batch = encode(batch, 1, false);
   std::vector<double> ts, tb;
   for (int r = 0; r < reps; ++r) {
     ts.push_back(encode(single, 0));
@@ -129,6 +133,8 @@ int run(int argc, char** argv) {
   std::printf("first_batch_s=%.4f\n", first_batch);
   std::printf("single_s=%.4f\n", median(ts));
   std::printf("batch_s=%.4f\n", median(tb));
+  std::printf("cpu_single_s=%.4f\n", median(cpu[0]));
+  std::printf("cpu_batch_s=%.4f\n", median(cpu[1]));
   std::printf("tokens_single=%lld\n", static_cast<long long>(tokens[0]));
   std::printf("tokens_batch=%lld\n", static_cast<long long>(tokens[1]));
   std::printf("threads=%d\n", thread_count());
