@@ -22,33 +22,18 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "stages/generate.h"
+#include "tiny_generate.h"
 
 namespace ltx {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/t2v_audio_one_stage/";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_batch_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("batch_test", name); }
 
 stages::GenerateRequest tiny_request(const fs::path& dir, const std::string& name) {
-  stages::GenerateRequest r;
-  r.checkpoint = kCase + "weights.safetensors";
-  r.text_embeddings = kCase + "inputs.safetensors";
-  r.output = (dir / (name + ".mp4")).string();
-  r.frames = 9;
-  r.height = 64;
-  r.width = 96;
-  r.steps = 2;
-  r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = std::vector<int64_t>{1};
-  r.compute = DType::F32;
-  return r;
+  return test::tiny_generate_request(dir / (name + ".mp4"));
 }
 
 std::vector<std::string> entries(const fs::path& dir) {

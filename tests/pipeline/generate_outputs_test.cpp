@@ -17,34 +17,17 @@
 #include "stages/generate.h"
 #include "stages/progress.h"
 #include "stages/sidecar.h"
+#include "tiny_generate.h"
 
 namespace ltx {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/t2v_audio_one_stage/";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_outputs_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("outputs_test", name); }
 
-stages::GenerateRequest tiny_request(const fs::path& dir) {
-  stages::GenerateRequest r;
-  r.checkpoint = kCase + "weights.safetensors";
-  r.text_embeddings = kCase + "inputs.safetensors";
-  r.output = (dir / "tiny.mp4").string();
-  r.frames = 9;
-  r.height = 64;
-  r.width = 96;
-  r.steps = 2;
-  r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = std::vector<int64_t>{1};
-  r.compute = DType::F32;
-  return r;
-}
+stages::GenerateRequest tiny_request(const fs::path& dir) { return test::tiny_generate_request(dir / "tiny.mp4"); }
 
 std::string read_all(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
