@@ -102,9 +102,6 @@ TEST(GenerateCli, FfprobeSeesH264AndAacOfMatchingDuration) {
 
 TEST(GenerateCli, DefaultModelMadeOnceAndReportsJsonProgress) {
   if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
-#ifdef __SANITIZE_ADDRESS__
-  GTEST_SKIP() << "two Gemma 270M runs take minutes under AddressSanitizer; this test runs in the Release build";
-#endif
   const fs::path dir = temp_dir("default");
   const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
   const std::string args =

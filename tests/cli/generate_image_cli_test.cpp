@@ -64,9 +64,6 @@ constexpr const char* kSmall = " --frames 9 --width 64 --height 64 --steps 2 --q
 
 TEST(GenerateImageCli, DefaultModelImageAndKeyframeRunAndChangeTheOutput) {
   if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
-#ifdef __SANITIZE_ADDRESS__
-  GTEST_SKIP() << "Gemma 270M runs take minutes under AddressSanitizer; this test runs in the Release build";
-#endif
   const fs::path dir = temp_dir("image");
   const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
   const fs::path png = dir / "in.png";
@@ -93,9 +90,6 @@ TEST(GenerateImageCli, DefaultModelImageAndKeyframeRunAndChangeTheOutput) {
 
 TEST(GenerateImageCli, DefaultModelSeveralPromptsWriteOneMp4Each) {
   if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
-#ifdef __SANITIZE_ADDRESS__
-  GTEST_SKIP() << "Gemma 270M runs take minutes under AddressSanitizer; this test runs in the Release build";
-#endif
   const fs::path dir = temp_dir("prompts");
   const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
   std::ofstream(dir / "prompts.txt") << "the sea at dawn\n\na city at night\r\n";
