@@ -12,6 +12,7 @@
 
 #include "io/json.h"
 #include "run_ltx.h"
+#include "scoped_env.h"
 #include "stages/default_model.h"
 
 namespace ltx {
@@ -40,25 +41,6 @@ std::string capture(const std::string& command) {
   ::pclose(pipe);
   return out;
 }
-
-// Sets an environment variable for the child processes of one test, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty())
-      ::unsetenv(name_);
-    else
-      ::setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
 
 TEST(GenerateCli, FfprobeSeesH264AndAacOfMatchingDuration) {
   if (!have_ffprobe()) GTEST_SKIP() << "ffprobe is absent (scripts/setup installs Debian's ffmpeg)";

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "run_ltx.h"
+#include "scoped_env.h"
 #include "stages/default_model.h"
 
 namespace ltx {
@@ -29,24 +30,6 @@ fs::path temp_dir(const std::string& name) {
   fs::create_directories(d);
   return d;
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty())
-      ::unsetenv(name_);
-    else
-      ::setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
 
 std::string read_all(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
