@@ -1,6 +1,6 @@
 // One diffusion stage over video and audio (ltx_pipelines/utils/helpers.py denoise_audio_video): build both
-// latent states (zeros or a given latent, denoise mask 1, positions), apply the video conditionings, noise them (video first, then audio, from
-// the same source), run the Euler loop, unpatchify.
+// latent states (zeros or a given latent, denoise mask 1, positions), apply the video conditionings, noise them (video
+// first, then audio, from the same source), run the Euler loop, unpatchify.
 #pragma once
 
 #include <vector>

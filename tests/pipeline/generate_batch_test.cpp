@@ -29,7 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("batch_test", name); }
 
 stages::GenerateRequest tiny_request(const fs::path& dir, const std::string& name) {

@@ -24,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("outputs_test", name); }
 
 stages::GenerateRequest tiny_request(const fs::path& dir) { return test::tiny_generate_request(dir / "tiny.mp4"); }
