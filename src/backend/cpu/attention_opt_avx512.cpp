@@ -40,25 +40,13 @@ constexpr int kPVRows = 6;            // query rows per PV register tile
 constexpr int kPVVecs = 4;            // Dv vectors per PV register tile (6 x 4 accumulators)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// exp(x) for x <= 0 or NaN (softmax arguments after subtracting the running max): 2^n·e^r with |r| <= ln2/2 and
-// e^r by its Taylor series to r^7 (truncation < 6e-9 relative). Below -87 (where e^x nears f32's smallest
-// normal) the result is 0, so exp(-inf) = 0 exactly; NaN propagates.
+// exp(x) for x <= 0 or NaN (softmax arguments after subtracting the running max): vec::exp_split's 2^n·e^r. Below -87
+// (where e^x nears f32's smallest normal) the result is 0, so exp(-inf) = 0 exactly; NaN propagates.
 inline __m512 exp_nonpositive(__m512 x) {
   const __mmask16 live = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.0f), _CMP_NLT_UQ);
   x = _mm512_max_ps(_mm512_set1_ps(-87.0f), x);  // the second operand (x) wins when it is NaN
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  // ln2 split so that n·ln2_hi is exact for |n| < 2^12.
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
-  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  __m512 n;
+  const __m512 p = vec::exp_split(x, &n);
   return _mm512_maskz_scalef_ps(live, p, n);
 }
 

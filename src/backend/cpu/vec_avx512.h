@@ -47,10 +47,9 @@ inline __m512 sub_rn(__m512 a, __m512 b) {
   return _mm512_sub_round_ps(a, b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-// e^x · 2^pow2 (pow2 lets a caller keep e^x's precision where e^x alone would be subnormal).
-inline __m512 exp(__m512 x, int pow2) {
-  x = _mm512_min_ps(_mm512_set1_ps(100.0f), x);   // n stays in range for vscalefps; NaN (second operand) passes
-  x = _mm512_max_ps(_mm512_set1_ps(-200.0f), x);  // e^-200·2^pow2 is still 0 for pow2 <= 100
+// e^x = 2^n · e^r with n = round(x·log2 e) and |r| <= ln2/2; returns e^r (Taylor series to r^7, truncation < 6e-9
+// relative) and sets *n. x must keep |n| < 2^12 (the callers clamp it first).
+inline __m512 exp_split(__m512 x, __m512* n_out) {
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   // ln2 split so that n·ln2_hi is exact for |n| < 2^12.
@@ -64,6 +63,16 @@ inline __m512 exp(__m512 x, int pow2) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  *n_out = n;
+  return p;
+}
+
+// e^x · 2^pow2 (pow2 lets a caller keep e^x's precision where e^x alone would be subnormal).
+inline __m512 exp(__m512 x, int pow2) {
+  x = _mm512_min_ps(_mm512_set1_ps(100.0f), x);   // n stays in range for vscalefps; NaN (second operand) passes
+  x = _mm512_max_ps(_mm512_set1_ps(-200.0f), x);  // e^-200·2^pow2 is still 0 for pow2 <= 100
+  __m512 n;
+  const __m512 p = exp_split(x, &n);
   return _mm512_scalef_ps(p, _mm512_add_ps(n, _mm512_set1_ps(static_cast<float>(pow2))));
 }
 
