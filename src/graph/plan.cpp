@@ -26,7 +26,23 @@ std::string profile_label(const Step& step, const Tensor& out) {
   for (size_t i = 0; i < step.in_tensors.size(); ++i)
     text << (i ? "," : "") << (step.in_tensors[i].defined() ? dtype_name(step.in_tensors[i].dtype()) : "-");
   text << "->" << dtype_name(out.dtype());
+  if (profile::by_shape()) {
+    for (size_t i = 0; i < step.in_tensors.size(); ++i)
+      text << (i ? "," : " ") << (step.in_tensors[i].defined() ? step.in_tensors[i].shape().str() : "-");
+    text << "->" << out.shape().str();
+  }
   return text.str();
+}
+
+// 2·M·N·K summed over the batch for a MatMul step (out [..., M, N]; K from a and the attributes); 0 otherwise.
+double profile_flops(const Step& step, const Tensor& out) {
+  if (step.kind == Step::Kind::Fused || step.op != OpKind::MatMul || step.in_tensors.empty() ||
+      !step.in_tensors[0].defined())
+    return 0;
+  const Tensor& a = step.in_tensors[0];
+  const auto& attrs = std::get<MatMulAttrs>(step.attrs);
+  const int64_t k = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
+  return 2.0 * static_cast<double>(out.numel()) * static_cast<double>(k);
 }
 
 }  // namespace
@@ -52,7 +68,8 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
       cpu::run_fused(step.program, step.in_tensors, out);
     else
       cpu::run(step.op, step.attrs, step.in_tensors, out, step.constant_weights ? &step.prepared : nullptr);
-    if (profiling) profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start);
+    if (profiling)
+      profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));
   }
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];

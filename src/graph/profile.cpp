@@ -12,6 +12,7 @@ namespace {
 
 struct Entry {
   double seconds = 0;
+  double flops = 0;
   long calls = 0;
 };
 
@@ -27,9 +28,12 @@ struct Table {
     for (const auto& [label, e] : rows) total += e.seconds;
     std::fprintf(stderr, "# LTX_PROFILE: %.3f s in plan steps\n# %10s %6s %8s  %s\n", total, "seconds", "%", "calls",
                  "step");
-    for (const auto& [label, e] : rows)
-      std::fprintf(stderr, "# %10.3f %6.1f %8ld  %s\n", e.seconds, total > 0 ? 100 * e.seconds / total : 0.0, e.calls,
+    for (const auto& [label, e] : rows) {
+      std::fprintf(stderr, "# %10.3f %6.1f %8ld  %s", e.seconds, total > 0 ? 100 * e.seconds / total : 0.0, e.calls,
                    label.c_str());
+      if (e.flops > 0 && e.seconds > 0) std::fprintf(stderr, "  (%.1f GFLOP/s)", e.flops / e.seconds * 1e-9);
+      std::fprintf(stderr, "\n");
+    }
   }
 };
 
@@ -48,11 +52,20 @@ bool enabled() {
   return on;
 }
 
-void add(const std::string& label, std::chrono::steady_clock::duration spent) {
+bool by_shape() {
+  static const bool on = [] {
+    const char* env = std::getenv("LTX_PROFILE");
+    return env != nullptr && std::string(env) == "shapes";
+  }();
+  return on;
+}
+
+void add(const std::string& label, std::chrono::steady_clock::duration spent, double flops) {
   Table& t = table();
   std::lock_guard lock(t.mutex);
   Entry& e = t.entries[label];
   e.seconds += std::chrono::duration<double>(spent).count();
+  e.flops += flops;
   ++e.calls;
 }
 

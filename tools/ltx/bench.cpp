@@ -30,6 +30,10 @@ struct Options {
   int reps = 5;
   bool quick = false;
   bool all_ops = false;  // time attention/conv through cpu::run even when only the reference kernel exists
+  struct MKN {
+    int64_t m, k, n;
+  };
+  std::vector<MKN> shapes;  // --shape M,K,N (repeatable): only these matmuls, bf16
 };
 
 Options parse(Args args) {
@@ -42,9 +46,15 @@ Options parse(Args args) {
       o.quick = true;
     } else if (a == "--all-ops") {
       o.all_ops = true;
+    } else if (a == "--shape" && i + 1 < args.size()) {
+      Options::MKN s{};
+      LTX_CHECK(std::sscanf(args[++i], "%ld,%ld,%ld", &s.m, &s.k, &s.n) == 3 && s.m > 0 && s.k > 0 && s.n > 0, "bench",
+                "--shape wants M,K,N (positive integers), got '", args[i], "'");
+      o.shapes.push_back(s);
     } else {
       fail("bench", "unknown argument '" + std::string(a) +
-                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops] | ltx bench --dit-slice DIR [--reps N] | "
+                        "'; usage: ltx bench [--reps N] [--quick] [--all-ops] [--shape M,K,N]... | ltx bench "
+                        "--dit-slice DIR [--reps N] | "
                         "ltx bench --vae-decode DIR {video|vocoder} ...");
     }
   }
@@ -214,9 +224,11 @@ int bench(Args args) {
       "| matmul | dtype | engine | own | oneDNN plain | oneDNN packed | engine/plain | engine/packed | "
       "engine %% of peak | route |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
-  struct MKN {
-    int64_t m, k, n;
-  };
+  using MKN = Options::MKN;
+  if (!o.shapes.empty()) {
+    for (const MKN& s : o.shapes) bench_matmul(o, peaks, s.m, s.k, s.n, DType::BF16);
+    return 0;
+  }
   const std::vector<MKN> shapes =
       o.quick ? std::vector<MKN>{{60, 640, 2048}, {256, 1024, 1024}}
               : std::vector<MKN>{
