@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cpu/conv_small.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/padding.h"
@@ -522,6 +523,10 @@ bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, c
   const DType dt = in[0].dtype(), wt = in[1].dtype();
   if ((dt != DType::F32 && dt != DType::BF16) || (wt != DType::F32 && wt != DType::BF16)) return false;
   if (dt == DType::BF16 && wt == DType::F32) return false;  // would compute in f32 from bf16 activations: not ours
+  if (path == ConvPath::Auto && kind == OpKind::Conv && small_conv_applies(a, in, out)) {  // no JIT to build
+    run_small_conv(a, in, out, prepared);                                                   // conv_small_avx512.cpp
+    return true;
+  }
   if (kind == OpKind::ConvTranspose1d) {
     if (path == ConvPath::Im2col || a.groups != 1) return false;
     try {
