@@ -11,6 +11,7 @@ bool try_attention(const AttentionAttrs& a, Inputs in, const Tensor& out);  // a
 // conv_opt*.cpp; `prepared` (may be null) keeps the weights in oneDNN's layout between runs of a plan step.
 bool try_conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared = nullptr);
 bool try_norm(OpKind kind, const NormAttrs& a, Inputs in, const Tensor& out);  // norm_opt_avx512.cpp: Rms/LayerNorm
+bool try_pixel_norm(const NormAttrs& a, Inputs in, const Tensor& out);  // pixel_norm_opt.cpp: over a non-last axis
 // Slice, Permute, Gather (layout_opt.cpp)
 bool try_layout(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out);
 
