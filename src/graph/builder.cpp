@@ -53,6 +53,10 @@ Value snake(Value x, Value alpha, bool log_scale) {
 Value snake_beta(Value x, Value alpha, Value beta, bool log_scale) {
   return x.graph->op(OpKind::SnakeBeta, SnakeAttrs{log_scale}, {x, alpha, beta});
 }
+
+Value anti_alias_snake_beta(Value x, Value alpha, Value beta, Value up_filter, Value down_filter, bool log_scale) {
+  return x.graph->op(OpKind::AntiAliasSnakeBeta, SnakeAttrs{log_scale}, {x, alpha, beta, up_filter, down_filter});
+}
 // Same operation order as the reference, x * (1 + scale) + shift, so f32 results round alike.
 Value modulate(Value x, Value scale_, Value shift) { return add(mul(x, scale(scale_, 1.0f, 1.0f)), shift); }
 

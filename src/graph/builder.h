@@ -31,6 +31,8 @@ Value tanh(Value x);
 Value leaky_relu(Value x, float slope);
 Value snake(Value x, Value alpha, bool log_scale);
 Value snake_beta(Value x, Value alpha, Value beta, bool log_scale);
+// BigVGAN-v2 Activation1d with SnakeBeta in one op (OpKind::AntiAliasSnakeBeta).
+Value anti_alias_snake_beta(Value x, Value alpha, Value beta, Value up_filter, Value down_filter, bool log_scale);
 // x·(1 + scale) + shift: AdaLN modulation.
 Value modulate(Value x, Value scale, Value shift);
 

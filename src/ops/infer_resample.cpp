@@ -1,4 +1,5 @@
-// Shape/dtype inference for DepthToSpace, SpaceToDepth and UpsampleNearest over 1-3 spatial dimensions.
+// Shape/dtype inference for DepthToSpace, SpaceToDepth and UpsampleNearest over 1-3 spatial dimensions, and for
+// AntiAliasSnakeBeta (×2 up, activation, ×2 down: the shape of x).
 #include <string>
 
 #include "core/error.h"
@@ -41,6 +42,27 @@ TensorMeta resample(OpKind kind, const ResampleAttrs& a, Inputs in) {
       fail("op", std::string(op_name(kind)) + ": not a resampling op");
   }
   return {x.dtype, out};
+}
+
+TensorMeta anti_alias_snake_beta(const SnakeAttrs&, Inputs in) {
+  const std::string_view name = op_name(OpKind::AntiAliasSnakeBeta);
+  LTX_CHECK(in.size() == 5, "op", name, ": expects x, alpha, beta, up filter, down filter; got ", in.size(), " inputs");
+  const TensorMeta& x = in[0];
+  LTX_CHECK(x.dtype == DType::F32 || x.dtype == DType::BF16, "op", name, ": x must be f32 or bf16, got ",
+            dtype_name(x.dtype));
+  LTX_CHECK(x.shape.rank() == 3 && x.shape[2] >= 1, "op", name, ": x must be [B, C, L], got ", x.shape.str());
+  for (size_t i = 1; i < 5; ++i) {
+    LTX_CHECK(dtype_is_float(in[i].dtype), "op", name, ": input ", i, " must be floating point, got ",
+              dtype_name(in[i].dtype));
+    if (i < 3)
+      LTX_CHECK(in[i].shape.rank() == 1 && in[i].shape[0] == x.shape[1], "op", name, ": alpha and beta must be [",
+                x.shape[1], "], got ", in[i].shape.str());
+    else
+      LTX_CHECK(in[i].shape.numel() >= 2 && in[i].shape.numel() % 2 == 0 &&
+                    in[i].shape.numel() == in[i].shape[in[i].shape.rank() - 1],
+                "op", name, ": the filters must have an even number of taps along one axis, got ", in[i].shape.str());
+  }
+  return x;
 }
 
 }  // namespace ltx::infer

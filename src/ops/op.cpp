@@ -36,6 +36,7 @@ constexpr std::array<std::string_view, kOpKindCount> kNames = {"matmul",
                                                                "depth_to_space",
                                                                "space_to_depth",
                                                                "upsample_nearest",
+                                                               "anti_alias_snake_beta",
                                                                "gather",
                                                                "concat",
                                                                "slice",
@@ -79,6 +80,8 @@ TensorMeta infer_output(OpKind kind, const OpAttrs& attrs, std::span<const Tenso
     case OpKind::SpaceToDepth:
     case OpKind::UpsampleNearest:
       return infer::resample(kind, attrs_as<ResampleAttrs>(kind, attrs), inputs);
+    case OpKind::AntiAliasSnakeBeta:
+      return infer::anti_alias_snake_beta(attrs_as<SnakeAttrs>(kind, attrs), inputs);
     case OpKind::Gather:
     case OpKind::Concat:
     case OpKind::Slice:

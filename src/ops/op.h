@@ -48,6 +48,10 @@ enum class OpKind : uint8_t {
   DepthToSpace,     // [B, C·∏f, *S] -> [B, C, *(S·f)], channel order (c, f0, f1, f2) as torch's pixel_shuffle
   SpaceToDepth,     // the inverse
   UpsampleNearest,  // [B, C, *S] -> [B, C, *(S·f)]
+  // BigVGAN-v2's anti-aliased SnakeBeta (Activation1d): x [B, C, L] ×2 upsampled by the even-length filter
+  // `up` (replicate pad, transposed conv, crop), SnakeBeta with alpha/beta [C], ×2 downsampled by the even-length
+  // low-pass `down` (replicate pad, strided conv) -> [B, C, L]; inputs x, alpha, beta, up [Ku], down [Kd]
+  AntiAliasSnakeBeta,
   // indexing and layout
   Gather,  // table [V, D] (any dtype, quantized included), ids (i32/i64) [...] -> [..., D]
   Concat,

@@ -76,6 +76,10 @@ std::vector<Example> examples() {
   e.push_back({OpKind::DepthToSpace, ResampleAttrs{2, {2, 2, 1}}, {random(DType::F32, {1, 8, 3, 5}, 20)}});
   e.push_back({OpKind::SpaceToDepth, ResampleAttrs{2, {2, 2, 1}}, {random(DType::F32, {1, 2, 6, 10}, 21)}});
   e.push_back({OpKind::UpsampleNearest, ResampleAttrs{2, {2, 3, 1}}, {random(DType::F32, {1, 2, 3, 5}, 22)}});
+  e.push_back({OpKind::AntiAliasSnakeBeta,
+               SnakeAttrs{true},
+               {random(DType::F32, {1, 5, 37}, 24, -2.0f, 2.0f), ch, ch, random(DType::F32, {1, 1, 12}, 25),
+                random(DType::F32, {1, 1, 12}, 26)}});
   e.push_back(
       {OpKind::Gather,
        NoAttrs{},

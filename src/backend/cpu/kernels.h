@@ -42,6 +42,7 @@ void attention(const AttentionAttrs& a, Inputs in, const Tensor& out);
 void rope(const RopeAttrs& a, Inputs in, const Tensor& out);
 void conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out);
 void resample(OpKind kind, const ResampleAttrs& a, Inputs in, const Tensor& out);
+void anti_alias_snake_beta(const SnakeAttrs& a, Inputs in, const Tensor& out);  // resample_ref.cpp
 void layout(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
 void reduce(OpKind kind, const ReduceAttrs& a, Inputs in, const Tensor& out);
 void cast(const CastAttrs& a, Inputs in, const Tensor& out);

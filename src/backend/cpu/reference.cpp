@@ -25,6 +25,8 @@ void run_reference(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& o
     case OpKind::SpaceToDepth:
     case OpKind::UpsampleNearest:
       return ref::resample(kind, attrs_as<ResampleAttrs>(kind, attrs), in, out);
+    case OpKind::AntiAliasSnakeBeta:
+      return ref::anti_alias_snake_beta(attrs_as<SnakeAttrs>(kind, attrs), in, out);
     case OpKind::Gather:
     case OpKind::Concat:
     case OpKind::Slice:

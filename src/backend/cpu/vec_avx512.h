@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace ltx::cpu::vec {
@@ -74,6 +75,71 @@ inline __m512 exp(__m512 x, int pow2) {
   __m512 n;
   const __m512 p = exp_split(x, &n);
   return _mm512_scalef_ps(p, _mm512_add_ps(n, _mm512_set1_ps(static_cast<float>(pow2))));
+}
+
+// sin x and cos x on 16 lanes: x reduced by multiples of π/2 (q = round(x·2/π), r = x − q·π/2 with π/2 split in
+// three floats: x − q·c1 is exact, the other two parts fold in with one rounding each), then Taylor polynomials on
+// |r| <= π/4 (sin to r^11, cos to r^12; truncation below 2e-10) picked and signed by q mod 4. Accurate to a few ulp for
+// |x| < 2^22 (tested against double-precision sin/cos: see VecSin tests); lanes beyond that, infinities and NaN go
+// through std::sin/std::cos one lane at a time.
+inline void sincos_reduced(__m512 x, __m512* r_out, __m512i* q_out) {
+  const __m512 q = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.636619772367581343f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(q, _mm512_set1_ps(1.57079637050628662109375f), x);
+  r = _mm512_fnmadd_ps(q, _mm512_set1_ps(-4.371138828673793e-08f), r);
+  r = _mm512_fnmadd_ps(q, _mm512_set1_ps(-1.7151245100058819e-15f), r);
+  *r_out = r;
+  *q_out = _mm512_cvtps_epi32(q);
+}
+inline __m512 sin_poly(__m512 r, __m512 r2) {  // r − r³/3! + … − r^11/11!
+  __m512 p = _mm512_set1_ps(-2.50521083854417188e-08f);
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(2.75573192239858907e-06f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(-1.98412698412698413e-04f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(8.33333333333333333e-03f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(-1.66666666666666667e-01f));
+  return _mm512_fmadd_ps(_mm512_mul_ps(p, r2), r, r);
+}
+inline __m512 cos_poly(__m512 r2) {  // 1 − r²/2! + … + r^12/12!
+  __m512 p = _mm512_set1_ps(2.08767569878680990e-09f);
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(-2.75573192239858907e-07f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(2.48015873015873016e-05f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(-1.38888888888888889e-03f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(4.16666666666666667e-02f));
+  p = _mm512_fmadd_ps(p, r2, _mm512_set1_ps(-0.5f));
+  return _mm512_fmadd_ps(p, r2, _mm512_set1_ps(1.0f));
+}
+template <typename Scalar>
+inline __m512 sincos_wide_lanes(__m512 x, __m512 v, Scalar scalar) {
+  const __mmask16 wide = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(4194304.0f), _CMP_NLT_UQ);
+  if (wide == 0) return v;
+  alignas(64) float xs[16], vs[16];
+  _mm512_store_ps(xs, x);
+  _mm512_store_ps(vs, v);
+  for (int i = 0; i < 16; ++i)
+    if ((wide >> i) & 1) vs[i] = scalar(xs[i]);
+  return _mm512_load_ps(vs);
+}
+inline __m512 sin(__m512 x) {
+  __m512 r;
+  __m512i q;
+  sincos_reduced(x, &r, &q);
+  const __m512 r2 = _mm512_mul_ps(r, r);
+  const __mmask16 odd = _mm512_test_epi32_mask(q, _mm512_set1_epi32(1));
+  const __mmask16 neg = _mm512_test_epi32_mask(q, _mm512_set1_epi32(2));
+  __m512 v = _mm512_mask_blend_ps(odd, sin_poly(r, r2), cos_poly(r2));
+  v = _mm512_mask_sub_ps(v, neg, _mm512_setzero_ps(), v);
+  return sincos_wide_lanes(x, v, [](float a) { return std::sin(a); });
+}
+inline __m512 cos(__m512 x) {
+  __m512 r;
+  __m512i q;
+  sincos_reduced(x, &r, &q);
+  const __m512 r2 = _mm512_mul_ps(r, r);
+  const __mmask16 odd = _mm512_test_epi32_mask(q, _mm512_set1_epi32(1));
+  const __mmask16 neg = _mm512_test_epi32_mask(_mm512_add_epi32(q, _mm512_set1_epi32(1)), _mm512_set1_epi32(2));
+  __m512 v = _mm512_mask_blend_ps(odd, cos_poly(r2), sin_poly(r, r2));
+  v = _mm512_mask_sub_ps(v, neg, _mm512_setzero_ps(), v);
+  return sincos_wide_lanes(x, v, [](float a) { return std::cos(a); });
 }
 
 }  // namespace ltx::cpu::vec

@@ -27,8 +27,9 @@ Conv load_conv1d(const WeightLoader& l, const std::string& name, int64_t in, int
   return c;
 }
 
-Activation1d load_act(const WeightLoader& l, int64_t channels) {
+Activation1d load_act(const WeightLoader& l, int64_t channels, DType compute) {
   Activation1d a;
+  a.fused = compute != DType::F32;
   a.name = l.prefix().substr(0, l.prefix().size() - 1);
   a.alpha = nn::prepare_vector(l.get("act.alpha", {channels}));
   a.beta = nn::prepare_vector(l.get("act.beta", {channels}));
@@ -99,6 +100,10 @@ GeneratorConfig GeneratorConfig::from_json(const Json& cfg) {
 Value Activation1d::operator()(Value x) const {
   // Kaiser-sinc ×2 up (kernel 12: pad 5, crop 15 on each side), SnakeBeta, low-pass ×2 down (pad 5 | 6, replicate).
   Graph& g = *x.graph;
+  if (fused)
+    return ops::anti_alias_snake_beta(x, g.constant(name + ".act.alpha", alpha), g.constant(name + ".act.beta", beta),
+                                      g.constant(name + ".upsample.filter", up_filter),
+                                      g.constant(name + ".downsample.lowpass.filter", down_filter), true);
   const int64_t c = x.dim(1);
   x = upsample1d(g, x, name + ".upsample.filter", depthwise(up_filter, c), 2, 5, 15, 15);
   x = ops::snake_beta(x, g.constant(name + ".act.alpha", alpha), g.constant(name + ".act.beta", beta), true);
@@ -143,15 +148,15 @@ Generator Generator::load(const WeightLoader& l, const GeneratorConfig& config, 
         r.convs2.push_back(
             load_conv1d(rb.scope("convs2"), std::to_string(n), out, out, rk, 1, get_padding(rk, 1), compute));
         if (config.amp) {
-          r.acts1.push_back(load_act(rb.scope("acts1").scope(static_cast<int64_t>(n)), out));
-          r.acts2.push_back(load_act(rb.scope("acts2").scope(static_cast<int64_t>(n)), out));
+          r.acts1.push_back(load_act(rb.scope("acts1").scope(static_cast<int64_t>(n)), out, compute));
+          r.acts2.push_back(load_act(rb.scope("acts2").scope(static_cast<int64_t>(n)), out, compute));
         }
       }
       gen.resblocks.push_back(std::move(r));
     }
   }
   const int64_t final_ch = c0 >> config.upsample_rates.size();
-  if (config.amp) gen.act_post = load_act(l.scope("act_post"), final_ch);
+  if (config.amp) gen.act_post = load_act(l.scope("act_post"), final_ch, compute);
   gen.conv_post = load_conv1d(l, "conv_post", final_ch, 2, 7, 1, 3, compute, config.use_bias_at_final);
   return gen;
 }

@@ -29,10 +29,13 @@ struct GeneratorConfig {
 };
 
 // vocoder.py Activation1d: ×2 Kaiser-sinc upsample (replicate pad), Snake/SnakeBeta, low-pass ×2 downsample.
+// Production precision (bf16 compute) runs it as one AntiAliasSnakeBeta op (f32 throughout, FMA sums, a
+// polynomial sin); validation keeps the reference's op-by-op graph.
 struct Activation1d {
   std::string name;
   Tensor alpha, beta;               // [C], log-scale
   Tensor up_filter, down_filter;    // [1, 1, 12] as stored
+  bool fused = false;               // one AntiAliasSnakeBeta op
   Value operator()(Value x) const;  // [B, C, L] -> [B, C, L]
 };
 
