@@ -17,13 +17,19 @@ namespace ltx::cpu::gemm {
 
 inline constexpr int kMR = 14;  // 14 rows x 2 zmm = 28 accumulators, leaving 4 registers for b and a
 inline constexpr int kNR = 32;
-inline constexpr int64_t kNC = 512;  // B block = KC·NC elements ≈ 512 KiB: fits the 1 MiB L2 with room for C
 inline constexpr int64_t kMC = 8 * kMR;
-// KC in elements of k: an A strip (MR·KC) fits L1 and a B strip (KC·NR) streams from L2.
+// KC in elements of k: an A strip (MR·KC) fits L1 and a B strip (KC·NR) streams from L2. NC: the B block
+// KC·NC is 512 KiB in both (half the 1 MiB L2, room for C and A). bf16 measured on Zen 5, one thread, `ltx bench
+// --shape` 1536×4096·4096×{4096,2048}, 1536×16384·16384×4096: KC 512 / NC 512 450 GFLOP/s (A repacked for every
+// 512 columns); KC 256 / NC 1024 460-474; KC 384 / NC 1024 ~460; KC 256 / NC 2048 (1 MiB block) 452-461.
+inline constexpr int64_t kNC_f32 = 512;
+inline constexpr int64_t kNC_bf16 = 1024;
+inline constexpr int64_t kNC = kNC_bf16;  // the larger: sizes scratch buffers
 inline constexpr int64_t kKC_f32 = 256;
-inline constexpr int64_t kKC_bf16 = 512;
+inline constexpr int64_t kKC_bf16 = 256;
 
 inline int64_t kc_for(Compute c) { return c == Compute::F32 ? kKC_f32 : kKC_bf16; }
+inline int64_t nc_for(Compute c) { return c == Compute::F32 ? kNC_f32 : kNC_bf16; }
 // Bytes of one packed A strip and one packed B strip (both are KC·(MR or NR)·4 bytes: f32, or bf16 pairs).
 inline int64_t a_strip_bytes(Compute c) { return kMR * kc_for(c) * (c == Compute::F32 ? 4 : 2); }
 inline int64_t b_strip_bytes(Compute c) { return kc_for(c) * kNR * (c == Compute::F32 ? 4 : 2); }

@@ -83,11 +83,12 @@ void run_block(const Problem& p, Range rows, Range cols) {
   const bool f32_out = p.out_dtype == DType::F32;
   // A non-f32 output needs f32 partial sums across KC slices: [rows][NC].
   const bool partials = !f32_out && p.k > kc_max;
-  float* c_buf = partials ? reinterpret_cast<float*>(c_scratch.get((rows.end - rows.begin) * kNC * 4)) : nullptr;
+  const int64_t nc_max = nc_for(p.compute);
+  float* c_buf = partials ? reinterpret_cast<float*>(c_scratch.get((rows.end - rows.begin) * nc_max * 4)) : nullptr;
   const int64_t out_es = static_cast<int64_t>(dtype_block_bytes(p.out_dtype));
 
-  for (int64_t jc = cols.begin; jc < cols.end; jc += kNC) {
-    const int64_t nc = std::min(kNC, cols.end - jc);
+  for (int64_t jc = cols.begin; jc < cols.end; jc += nc_max) {
+    const int64_t nc = std::min(nc_max, cols.end - jc);
     for (int64_t pc = 0; pc < p.k; pc += kc_step) {
       const int64_t kc = std::min(kc_step, p.k - pc);
       const bool first = pc == 0, last = pc + kc >= p.k;
@@ -111,8 +112,8 @@ void run_block(const Problem& p, Range rows, Range cols) {
               t.ldc = p.ldo;
             } else {
               if (partials) {
-                t.c = c_buf + (row - rows.begin) * kNC + jr;
-                t.ldc = kNC;
+                t.c = c_buf + (row - rows.begin) * nc_max + jr;
+                t.ldc = nc_max;
               }
               if (last) {
                 t.out = p.out + (row * p.ldo + col) * out_es;
