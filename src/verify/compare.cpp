@@ -1,5 +1,6 @@
 #include "verify/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +45,9 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& a, const
     const double diff = va[i] == vb[i] ? 0.0 : std::fabs(va[i] - vb[i]);
     const bool close = std::isfinite(diff) && diff <= options.atol + options.rtol * std::fabs(vb[i]);
     if (!close) ++c.n_mismatched;
+    const double bound = options.atol + options.rtol * std::fabs(vb[i]);
+    if (diff > 0)
+      c.worst_ratio = std::max(c.worst_ratio, bound > 0 ? diff / bound : std::numeric_limits<double>::infinity());
     if (std::isnan(diff))
       any_nan = true;
     else if (diff > c.max_abs)
@@ -54,7 +58,8 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& a, const
   }
   if (!va.empty()) c.mean_abs = sum_abs / static_cast<double>(va.size());
   c.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : (diff_sq == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-  if (any_nan) c.max_abs = c.mean_abs = c.rel_l2 = std::numeric_limits<double>::quiet_NaN();
+  if (any_nan) c.max_abs = c.mean_abs = c.rel_l2 = c.worst_ratio = std::numeric_limits<double>::quiet_NaN();
+  c.tolerance = options.atol > 0 ? options.atol : options.rtol;
   c.status = c.n_mismatched == 0 ? TensorComparison::Status::Ok : TensorComparison::Status::Fail;
   return c;
 }

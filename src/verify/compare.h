@@ -28,6 +28,8 @@ struct TensorComparison {
   double mean_abs = 0;       // mean |a - b|
   double rel_l2 = 0;         // ||a - b|| / ||b||; 0 when both are zero, inf when only b is
   int64_t n_mismatched = 0;  // elements outside atol + rtol * |b| (NaN anywhere counts)
+  double worst_ratio = 0;    // max |a - b| / (atol + rtol * |b|): 1 is at the bound (NaN when any value is)
+  double tolerance = 0;      // the atol this tensor was compared with (rtol when atol is 0)
   bool ok() const { return status == Status::Ok; }
   bool dtype_differs() const { return dtype_a && dtype_b && *dtype_a != *dtype_b; }
 };

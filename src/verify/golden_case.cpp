@@ -31,6 +31,15 @@ CompareOptions GoldenCase::tolerance(Precision p) const {
   return {t.at("atol").get<double>(), t.at("rtol").get<double>()};
 }
 
+CompareOptions GoldenCase::tolerance(Precision p, const std::string& tensor) const {
+  const auto& t = manifest.at("tolerance");
+  if (p == Precision::Production && t.contains("production_per_tensor")) {
+    const auto& per = t.at("production_per_tensor");
+    if (per.contains(tensor)) return {per.at(tensor).at("atol").get<double>(), per.at(tensor).at("rtol").get<double>()};
+  }
+  return tolerance(p);
+}
+
 GoldenCase load_golden_case(const std::string& dir) {
   const std::string path = (fs::path(dir) / "manifest.json").string();
   std::ifstream in(path);
@@ -49,6 +58,9 @@ GoldenCase load_golden_case(const std::string& dir) {
     c.intermediates = c.manifest.value("intermediates", std::vector<std::string>{});
     for (const char* key : {"weights", "inputs", "expected"}) c.manifest.at(key).get<std::string>();
     for (Precision p : {Precision::Validation, Precision::Production}) c.tolerance(p);
+    if (c.manifest.at("tolerance").contains("production_per_tensor"))
+      for (const auto& [name, t] : c.manifest.at("tolerance").at("production_per_tensor").items())
+        c.tolerance(Precision::Production, name);
   } catch (const nlohmann::json::exception& e) {
     fail("verify", path + ": malformed manifest: " + e.what());
   }

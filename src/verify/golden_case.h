@@ -25,7 +25,10 @@ struct GoldenCase {
   std::string inputs_path() const;
   std::string expected_path() const;
   const nlohmann::json& params() const { return manifest.at("params"); }
+  // The case's tolerance; in production a tensor listed in tolerance.production_per_tensor (each tensor's own
+  // bound, measured against the reference's bf16 run by tools/reference/golden_case.py) gets its own.
   CompareOptions tolerance(Precision p) const;
+  CompareOptions tolerance(Precision p, const std::string& tensor) const;
 };
 
 // Reads and validates dir/manifest.json; throws ltx::Error naming the file on a malformed manifest.

@@ -32,7 +32,6 @@ CaseResult run_golden_case(const std::string& dir, Precision precision, const Co
 
     const std::map<std::string, Tensor> produced = (*runner)(c, precision);
     const SafetensorsFile expected = SafetensorsFile::open(c.expected_path());
-    const CompareOptions tol = c.tolerance(precision);
     bool ok = true;
     for (const TensorInfo& info : expected.tensors()) {
       const bool is_output = std::find(c.outputs.begin(), c.outputs.end(), info.name) != c.outputs.end();
@@ -46,7 +45,8 @@ CaseResult run_golden_case(const std::string& dir, Precision precision, const Co
         ok = false;
         continue;
       }
-      TensorComparison cmp = compare_tensors(info.name, it->second, expected.get(info.name), tol);
+      TensorComparison cmp =
+          compare_tensors(info.name, it->second, expected.get(info.name), c.tolerance(precision, info.name));
       ok = ok && cmp.ok();
       result.tensors.push_back(std::move(cmp));
     }

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "io/safetensors.h"
 #include "verify/components.h"
@@ -73,6 +75,24 @@ TEST_F(GoldenHarness, PerturbedExpectedTensorFails) {
   // The same perturbation is inside the looser production tolerance.
   EXPECT_EQ(run_golden_case(make_case("bad2", "double_it", 1e-3f), Precision::Production, registry_).status,
             CaseResult::Status::Passed);
+}
+
+// A tensor listed in production_per_tensor is held to its own bound: the 1e-3 perturbation passes the case-wide
+// 1e-2 but fails y's 1e-4, while x.copy (exact) passes its own.
+TEST_F(GoldenHarness, PerTensorProductionToleranceIsUsed) {
+  const std::string dir = make_case("per_tensor", "double_it", 1e-3f);
+  std::ifstream in(dir + "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = R"("production": {"atol": 1e-2, "rtol": 0})";
+  ASSERT_NE(text.find(key), std::string::npos);
+  text.replace(
+      text.find(key), key.size(),
+      key + R"(, "production_per_tensor": {"y": {"atol": 1e-4, "rtol": 0}, "x.copy": {"atol": 0, "rtol": 0}})");
+  std::ofstream(dir + "/manifest.json") << text;
+  const CaseResult r = run_golden_case(dir, Precision::Production, registry_);
+  EXPECT_EQ(r.status, CaseResult::Status::Failed);
+  for (const auto& t : r.tensors) EXPECT_EQ(t.ok(), t.name == "x.copy") << t.name;
+  EXPECT_EQ(run_golden_case(dir, Precision::Validation, registry_).status, CaseResult::Status::Failed);
 }
 
 TEST_F(GoldenHarness, OutputTheComponentDoesNotProduceFails) {

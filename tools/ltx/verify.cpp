@@ -27,11 +27,18 @@ const char* status_name(TensorComparison::Status s) {
   return "?";
 }
 
+double worst_ratio(const CaseResult& r) {
+  double w = 0;
+  for (const auto& t : r.tensors) w = std::max(w, t.worst_ratio);
+  return w;
+}
+
 void print_tensors(const CaseResult& r, bool all) {
   for (const auto& t : r.tensors) {
     if (t.ok() && !all) continue;
-    std::printf("    %-7s %-48s max_abs %.3e  mean_abs %.3e  rel_l2 %.3e  mismatched %lld\n", status_name(t.status),
-                t.name.c_str(), t.max_abs, t.mean_abs, t.rel_l2, static_cast<long long>(t.n_mismatched));
+    std::printf("    %-7s %-48s max_abs %.3e  mean_abs %.3e  rel_l2 %.3e  mismatched %lld  worst %.2f of tol %.2g\n",
+                status_name(t.status), t.name.c_str(), t.max_abs, t.mean_abs, t.rel_l2,
+                static_cast<long long>(t.n_mismatched), t.worst_ratio, t.tolerance);
   }
 }
 
@@ -64,7 +71,7 @@ int verify(Args args) {
     switch (r.status) {
       case CaseResult::Status::Passed:
         ++passed;
-        std::printf("PASS  %s\n", dir.c_str());
+        std::printf("PASS  %s  (worst %.2f of tolerance)\n", dir.c_str(), worst_ratio(r));
         if (verbose) print_tensors(r, true);
         break;
       case CaseResult::Status::Failed:

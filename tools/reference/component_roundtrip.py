@@ -23,6 +23,7 @@ from golden_case import (
     InitRule,
     canonical_json,
     name_seed,
+    reference_dtype,
     seeded_init_,
     seeded_randn,
     seeded_uniform,
@@ -76,12 +77,13 @@ def load_official(
     weights: dict[str, torch.Tensor], config: dict, configurator: type, sd_ops
 ) -> torch.nn.Module:
     """Write `weights` + metadata `config` to a temporary safetensors file and build the component from it with
-    ltx-core's SingleGPUModelBuilder (meta-device construction + load_state_dict(assign=True))."""
+    ltx-core's SingleGPUModelBuilder (meta-device construction + load_state_dict(assign=True)) in the reference
+    dtype (float32; bfloat16 in the run that measures the production tolerance, as ModelLedger builds it)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ckpt.safetensors"
         write_safetensors(path, weights, {"config": canonical_json(config)})
         builder = SingleGPUModelBuilder(model_class_configurator=configurator, model_path=str(path), model_sd_ops=sd_ops)
-        model = builder.build(device=torch.device("cpu"), dtype=torch.float32)
+        model = builder.build(device=torch.device("cpu"), dtype=reference_dtype())
     on_meta = [n for n, p in model.named_parameters() if p.device.type == "meta"]
     on_meta += [n for n, b in model.named_buffers() if b.device.type == "meta"]
     if on_meta:
@@ -108,9 +110,9 @@ def roundtrip(
         fill(module)
     weights = checkpoint_state_dict(module, key_map)
     loaded = load_official(weights, config, configurator, sd_ops)
-    # The loaded module must hold exactly the tensors we generated.
+    # The loaded module must hold exactly the tensors we generated (rounded to the reference dtype).
     for k, v in loaded.state_dict().items():
-        if not torch.equal(v, module.state_dict()[k]):
+        if not torch.equal(v, module.state_dict()[k].to(v.dtype)):
             raise RuntimeError(f"{configurator.__name__}: {k} differs after loading")
     return loaded, weights
 

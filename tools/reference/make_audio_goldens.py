@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 import torchaudio
 from component_roundtrip import roundtrip, stats_rule
-from golden_case import GoldenCase, Recorder, canonical_json, seeded_randn
+from golden_case import GoldenCase, Recorder, canonical_json, seeded_randn, to_reference, with_measured_production
 from ltx_core.model.audio_vae import (
     AUDIO_VAE_DECODER_COMFY_KEYS_FILTER,
     AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER,
@@ -164,7 +164,7 @@ def encoder_case() -> GoldenCase:
              "norm_out", "conv_out"]
     rec.capture(model, {p: "out" for p in paths})
     with torch.no_grad():
-        latent = model(mel)
+        latent = model(to_reference(mel))
     rec.close()
     return GoldenCase(
         group="audio", case="audio_vae_encoder", component="audio_vae_encoder",
@@ -188,7 +188,7 @@ def decoder_case() -> GoldenCase:
     rec.capture(model, {p: "out" for p in paths})
     pre = model.conv_in.register_forward_pre_hook(lambda _m, a: rec.add("conv_in.in.x", a[0]))
     with torch.no_grad():
-        mel = model(latent)
+        mel = model(to_reference(latent))
     rec.close()
     pre.remove()
     return GoldenCase(
@@ -318,7 +318,7 @@ def vocoder_case(variant: str) -> GoldenCase:
         params.update(input_sampling_rate=16000, output_sampling_rate=48000, hop_length=80)
     rec.capture(model, {p: "out" for p in paths})
     with torch.no_grad():
-        wave = model(mel)
+        wave = model(to_reference(mel))
     rec.close()
     if variant == "bigvgan_bwe":
         pre.remove()
@@ -353,5 +353,5 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     for name, make in CASES.items():
         if only_cases is not None and name not in only_cases:
             continue
-        written.append(make().write(out_root))
+        written.append(with_measured_production(make).write(out_root))
     return written

@@ -27,7 +27,16 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from golden_case import GoldenCase, Recorder, canonical_json, seeded_init_, seeded_randn  # noqa: E402
+from golden_case import (  # noqa: E402
+    GoldenCase,
+    Recorder,
+    canonical_json,
+    module_to_reference,
+    seeded_init_,
+    seeded_randn,
+    to_reference,
+    with_measured_production,
+)
 from tiny_configs import checkpoint_config  # noqa: E402
 
 GROUPS = ("dit",)
@@ -60,7 +69,7 @@ def build_model(style: str, video_only: bool):
         raise RuntimeError("unexpected buffers in LTXModel; they would not be in the weights file")
     # golden_case.default_init_value fits every DiT parameter, the torch.empty scale_shift_table* included.
     seeded_init_(model, seed=_model_seed(style, video_only))
-    return model, cfg
+    return module_to_reference(model), cfg  # ModelLedger(dtype=bf16) in the production-tolerance run
 
 
 def _model_seed(style: str, video_only: bool) -> int:
@@ -119,7 +128,10 @@ def _modality(state, context: torch.Tensor, sigma: float, b: int):
     from ltx_pipelines.utils.helpers import modality_from_latent_state
 
     sigmas = torch.full((b,), sigma)
-    mod = modality_from_latent_state(state, context, sigmas)
+    # A bf16 pipeline holds the latent in bf16 (the denoise mask stays float32); positions stay float32 in the
+    # measuring run too (golden_case.float32_positions says why). Unchanged in the float32 run.
+    state = replace(state, latent=to_reference(state.latent))
+    mod = modality_from_latent_state(state, to_reference(context), sigmas)
     if b > 1:
         mod = replace(mod, timesteps=state.denoise_mask * sigmas.view(b, 1, 1))
     return mod
@@ -405,5 +417,5 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     for name, make in CASES.items():
         if only_cases is None or name in only_cases:
             torch.manual_seed(0)
-            written.append(make().write(out_root))
+            written.append(with_measured_production(make).write(out_root))
     return written

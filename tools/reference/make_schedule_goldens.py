@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from golden_case import GoldenCase
+from golden_case import GoldenCase, with_measured_production
 from ltx_core.components.schedulers import LTX2Scheduler
 from ltx_pipelines.utils.constants import DISTILLED_SIGMA_VALUES, STAGE_2_DISTILLED_SIGMA_VALUES
 
@@ -83,4 +83,6 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     if "schedule" not in groups:
         return []
     cases = {"ltx2_scheduler": scheduler_case, "distilled_sigmas": distilled_case}
-    return [make().write(out_root) for name, make in cases.items() if only_cases is None or name in only_cases]
+    # No module and no dtype: the reference's bf16 run is the float32 run, so the rule leaves production = validation.
+    return [with_measured_production(make).write(out_root) for name, make in cases.items()
+            if only_cases is None or name in only_cases]

@@ -17,7 +17,18 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from golden_case import GoldenCase, Recorder, canonical_json, seeded_init_, seeded_randn, seeded_uniform  # noqa: E402
+from golden_case import (  # noqa: E402
+    GoldenCase,
+    Recorder,
+    canonical_json,
+    module_to_reference,
+    reference_dtype,
+    seeded_init_,
+    seeded_randn,
+    seeded_uniform,
+    to_reference,
+    with_measured_production,
+)
 from tiny_configs import (  # noqa: E402
     GEMMA_HF_CONFIG,
     GEMMA_HIDDEN,
@@ -57,6 +68,7 @@ def case_gemma3_text() -> GoldenCase:
     cfg._attn_implementation = "sdpa"  # what GemmaTextEncoder's Gemma3ForConditionalGeneration uses by default
     model = Gemma3TextModel(cfg).eval()
     seeded_init_(model, seed=101, rules=[_gemma_norm_rule])
+    model = module_to_reference(model)  # the text encoder ModelLedger builds in bf16, in the measuring run
 
     t, lengths = 10, [10, 6]
     gen = torch.Generator().manual_seed(7)
@@ -136,6 +148,7 @@ def _fe_case(version: int) -> GoldenCase:
         )
     fe.eval()
     seeded_init_(fe, seed=200 + version)
+    fe = module_to_reference(fe)
 
     b, t = 2, 8
     hs = _hidden_states(300, b, t)
@@ -143,7 +156,7 @@ def _fe_case(version: int) -> GoldenCase:
     rec = Recorder()
     rec.capture_inputs(fe, {("aggregate_embed" if version == 1 else "video_aggregate_embed"): "in"})
     with torch.no_grad():
-        video, audio = fe(tuple(hs), mask, padding_side="left")
+        video, audio = fe(to_reference(tuple(hs)), mask, padding_side="left")
     rec.close()
 
     prefix = "text_embedding_projection."
@@ -206,6 +219,7 @@ def _connector_case(version: int) -> GoldenCase:
     audio_conn = AudioEmbeddings1DConnectorConfigurator.from_config(cfg)
     proc = EmbeddingsProcessor(video_connector=video_conn, audio_connector=audio_conn).eval()
     seeded_init_(proc, seed=400 + version, rules=[_registers_rule])
+    proc = module_to_reference(proc)
 
     # The connector's register replacement indexes the sequence with a squeezed [T] mask: it only works for batch
     # 1 (the pipelines encode one prompt at a time) and for sequence lengths that are a multiple of the register
@@ -223,8 +237,10 @@ def _connector_case(version: int) -> GoldenCase:
         rec.capture(proc, {f"{name}.transformer_1d_blocks.{i}": "out" for i in range(len(conn.transformer_1d_blocks))})
         rec.capture(proc, {f"{name}.transformer_1d_blocks.0.attn1": "out", f"{name}.transformer_1d_blocks.0.ff": "out"})
     with torch.no_grad():
-        additive = convert_to_additive_mask(mask, video_feats.dtype)
-        video_enc, audio_enc, binary_mask = proc.create_embeddings(video_feats, audio_feats, additive)
+        additive = convert_to_additive_mask(mask, reference_dtype())
+        video_enc, audio_enc, binary_mask = proc.create_embeddings(
+            to_reference(video_feats), to_reference(audio_feats), additive
+        )
     rec.close()
 
     # RoPE tables the connectors compute internally (positions 0..T-1, no midpoint).
@@ -297,5 +313,5 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     for name, make in CASES.items():
         if only_cases is None or name in only_cases:
             torch.manual_seed(0)
-            written.append(make().write(out_root))
+            written.append(with_measured_production(make).write(out_root))
     return written

@@ -21,7 +21,16 @@ from pathlib import Path
 
 import torch
 from component_roundtrip import roundtrip, stats_rule
-from golden_case import GoldenCase, Recorder, canonical_json, name_seed, seeded_randn
+from golden_case import (
+    GoldenCase,
+    Recorder,
+    canonical_json,
+    name_seed,
+    module_to_reference,
+    seeded_randn,
+    to_reference,
+    with_measured_production,
+)
 from ltx_core.model.upsampler import LatentUpsamplerConfigurator, upsample_video
 from ltx_core.model.video_vae import VideoEncoderConfigurator
 
@@ -80,7 +89,7 @@ def vae_statistics(seed: int) -> torch.nn.Module:
 def upsampler_case(variant: str) -> GoldenCase:
     config, shape, seed, description = VARIANTS[variant]
     model, weights = roundtrip(config, LatentUpsamplerConfigurator, None, lambda k: k, seed)
-    encoder = vae_statistics(seed + 1)
+    encoder = module_to_reference(vae_statistics(seed + 1))  # ModelLedger builds the encoder in its dtype
     latent = seeded_randn(shape, seed + 2)
     rec = Recorder()
     heads = [n for n, _ in model.named_modules() if n.startswith("upsampler.")]
@@ -89,7 +98,7 @@ def upsampler_case(variant: str) -> GoldenCase:
     rec.capture(model, {p: "out" for p in paths})
     pre = model.initial_conv.register_forward_pre_hook(lambda _m, a: rec.add("initial_conv.in.x", a[0]))
     with torch.no_grad():
-        out = upsample_video(latent, encoder, model)
+        out = upsample_video(to_reference(latent), encoder, model)
     rec.close()
     pre.remove()
     stats = encoder.per_channel_statistics
@@ -108,4 +117,5 @@ def upsampler_case(variant: str) -> GoldenCase:
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
     if "upsampler" not in groups:
         return []
-    return [upsampler_case(v).write(out_root) for v in VARIANTS if only_cases is None or v in only_cases]
+    return [with_measured_production(lambda v=v: upsampler_case(v)).write(out_root) for v in VARIANTS
+            if only_cases is None or v in only_cases]

@@ -20,12 +20,11 @@ Intermediates: `conv_in.in.x` (decoder: the un-normalised latent), `conv_in.out`
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import torch
 from component_roundtrip import roundtrip, stats_rule
-from golden_case import GoldenCase, Recorder, canonical_json, seeded_uniform
+from golden_case import GoldenCase, Recorder, canonical_json, record_randn, seeded_uniform, to_reference, with_measured_production
 from ltx_core.model.video_vae import (
     VAE_DECODER_COMFY_KEYS_FILTER,
     VAE_ENCODER_COMFY_KEYS_FILTER,
@@ -148,24 +147,6 @@ def block_paths(model: torch.nn.Module, blocks: str) -> list[str]:
     return out
 
 
-@contextlib.contextmanager
-def record_randn(draws: list):
-    """Records every torch.randn drawn from an explicit generator (the decoder's noise) in call order."""
-    original = torch.randn
-
-    def wrapped(*args, **kwargs):
-        t = original(*args, **kwargs)
-        if kwargs.get("generator") is not None:
-            draws.append(t.detach().clone())
-        return t
-
-    torch.randn = wrapped
-    try:
-        yield
-    finally:
-        torch.randn = original
-
-
 def encoder_case(case: str, config: dict, video_shape: tuple, seed: int, description: str) -> GoldenCase:
     model, weights = roundtrip(
         config, VideoEncoderConfigurator, VAE_ENCODER_COMFY_KEYS_FILTER, vae_key("encoder"), seed,
@@ -176,7 +157,7 @@ def encoder_case(case: str, config: dict, video_shape: tuple, seed: int, descrip
     paths = ["conv_in", *block_paths(model, "down_blocks"), "conv_norm_out", "conv_out"]
     rec.capture(model, {p: "out" for p in paths})
     with torch.no_grad():
-        latent = model(video)
+        latent = model(to_reference(video))
     rec.close()
     return GoldenCase(
         group="vae", case=case, component="video_vae_encoder", description=description, generator=GENERATOR,
@@ -204,7 +185,7 @@ def decoder_case(case: str, config: dict, latent_shape: tuple, seed: int, descri
     draws: list = []
     noise_seed = seed + 2
     with torch.no_grad(), record_randn(draws):
-        video = model(latent, generator=torch.Generator().manual_seed(noise_seed))
+        video = model(to_reference(latent), generator=torch.Generator().manual_seed(noise_seed))
     rec.close()
     rec_in.remove()
     inputs = {"latent": latent}
@@ -263,5 +244,5 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     for name, make in CASES.items():
         if only_cases is not None and name not in only_cases:
             continue
-        written.append(make().write(out_root))
+        written.append(with_measured_production(make).write(out_root))
     return written
