@@ -10,6 +10,7 @@ namespace ltx::cpu {
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared) {
   if (kind == OpKind::MatMul && opt::try_matmul(std::get<MatMulAttrs>(attrs), inputs, out)) return;
   if (kind == OpKind::Attention && opt::try_attention(std::get<AttentionAttrs>(attrs), inputs, out)) return;
+  if (kind == OpKind::Rope && opt::try_rope(std::get<RopeAttrs>(attrs), inputs, out)) return;
   if (kind == OpKind::Conv && opt::try_conv1d_bf16(kind, std::get<ConvAttrs>(attrs), inputs, out)) return;
   if ((kind == OpKind::Conv || kind == OpKind::ConvTranspose1d) &&
       opt::try_conv(kind, std::get<ConvAttrs>(attrs), inputs, out, prepared))

@@ -8,6 +8,7 @@ namespace ltx::cpu::opt {
 
 bool try_matmul(const MatMulAttrs& a, Inputs in, const Tensor& out);        // matmul*.cpp
 bool try_attention(const AttentionAttrs& a, Inputs in, const Tensor& out);  // attention_opt*.cpp
+bool try_rope(const RopeAttrs& a, Inputs in, const Tensor& out);            // rope_opt_avx512.cpp
 // conv_opt*.cpp; `prepared` (may be null) keeps the weights in oneDNN's layout between runs of a plan step.
 bool try_conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared = nullptr);
 bool try_norm(OpKind kind, const NormAttrs& a, Inputs in, const Tensor& out);  // norm_opt_avx512.cpp: Rms/LayerNorm
