@@ -176,16 +176,18 @@ Value Generator::forward(Value mel, Taps* taps) const {
     x = tap(taps, prefix + "ups." + std::to_string(i) + ".out",
             ops::conv_transpose1d(x, g.constant(u.name + ".weight", u.weight), g.constant(u.name + ".bias", u.bias),
                                   u.attrs));
-    // The resblocks of a stage all read x; their outputs are averaged (stack + mean).
-    std::vector<Value> outs;
+    // The resblocks of a stage all read x; their outputs are averaged (torch.stack(...).mean(0)). Summed in stack
+    // order from the first and divided by the count: the reduction's own arithmetic (reduce_ref.cpp: 0 + y0 + y1 +
+    // ..., then / n), so the same bits, in one fused pass without the stacked copy.
+    Value sum;
     for (size_t j = 0; j < nk; ++j) {
       const size_t idx = i * nk + j;
       const Value y = tap(taps, prefix + "resblocks." + std::to_string(idx) + ".out",
                           generator_resblock(resblocks[idx], x, config.amp));
-      outs.push_back(ops::reshape(y, {1, y.dim(0), y.dim(1), y.dim(2)}));
+      sum = j == 0 ? y : ops::add(sum, y);
     }
-    const int axis0[] = {0};
-    x = ops::reduce_mean(ops::concat(outs, 0), axis0);
+    x = ops::div(
+        sum, g.constant(prefix + "resblocks.count", Tensor::from_floats(DType::F32, {1}, {static_cast<float>(nk)})));
   }
   x = tap(taps, prefix + "act_post.out", act_post ? (*act_post)(x) : ops::leaky_relu(x, kActPostSlope));
   x = tap(taps, prefix + "conv_post.out", conv_post(x));
