@@ -46,7 +46,18 @@ from pathlib import Path
 
 import torch
 from component_roundtrip import roundtrip, stats_rule
-from golden_case import GoldenCase, Recorder, canonical_json, seeded_init_, seeded_randn, write_safetensors
+from golden_case import (
+    GoldenCase,
+    Recorder,
+    canonical_json,
+    module_to_reference,
+    reference_dtype,
+    seeded_init_,
+    seeded_randn,
+    to_reference,
+    with_measured_production,
+    write_safetensors,
+)
 from make_audio_goldens import VOCODER_2_3, audio_vae_config, audio_vae_key, fill_mel_stft, quiet_conv_post_rule
 from make_upsampler_goldens import upsampler_config
 from make_vae_goldens import CONFIG_2_3, STATS, record_randn, scale_multiplier_rule, vae_key
@@ -155,7 +166,7 @@ def statistics_encoder(config: dict, *, seed: int | None = None, weights: dict |
         with torch.no_grad():
             for name in STATS:
                 encoder.get_buffer(name).copy_(weights["vae." + name])
-    return encoder
+    return module_to_reference(encoder)  # ModelLedger builds the video encoder in its dtype
 
 
 class Ledger:
@@ -171,7 +182,7 @@ class Ledger:
         if up_config is not None:
             up_path = tmp / "tiny-spatial-upscaler-x2.safetensors"
             write_safetensors(up_path, up_weights, {"config": canonical_json(up_config)})
-        self.ledger = ModelLedger(dtype=torch.float32, device=torch.device("cpu"), checkpoint_path=str(ckpt),
+        self.ledger = ModelLedger(dtype=reference_dtype(), device=torch.device("cpu"), checkpoint_path=str(ckpt),
                                   spatial_upsampler_path=str(up_path) if up_path else None)
 
     def get(self, what: str) -> torch.nn.Module:
@@ -247,7 +258,7 @@ def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, 
     from ltx_pipelines.utils.helpers import create_noised_state, noise_video_state
     from ltx_pipelines.utils.samplers import euler_denoising_loop
 
-    dtype, device = torch.float32, torch.device("cpu")
+    dtype, device = reference_dtype(), torch.device("cpu")
     video_state, video_tools = noise_video_state(
         output_shape=output_shape, noiser=noiser, conditionings=list(conditionings), components=components, dtype=dtype,
         device=device, noise_scale=noise_scale, initial_latent=initial_video_latent,
@@ -278,6 +289,7 @@ def guided_denoise_fn(transformer, ctx: dict, stg_block: int):
     from ltx_pipelines.utils.helpers import multi_modal_guider_factory_denoising_func
 
     video_params, audio_params = guider_params(stg_block)
+    ctx = to_reference(ctx)  # a bf16 pipeline's text contexts are bf16
     return multi_modal_guider_factory_denoising_func(
         video_guider_factory=create_multimodal_guider_factory(video_params, ctx["context.video.negative"]),
         audio_guider_factory=create_multimodal_guider_factory(audio_params, ctx["context.audio.negative"]),
@@ -320,7 +332,7 @@ def pixel_shape(height: int, width: int, fps: float = FPS):
 def pipeline_components():
     from ltx_pipelines.utils.types import PipelineComponents
 
-    components = PipelineComponents(dtype=torch.float32, device=torch.device("cpu"))
+    components = PipelineComponents(dtype=reference_dtype(), device=torch.device("cpu"))
     components.video_latent_channels = VIDEO_CHANNELS
     return components
 
@@ -512,8 +524,8 @@ def two_stage_case() -> GoldenCase:
         steps_rec = StepRecorder(rec, "stage2.", transformer, ["cond"])
         video_state, audio_state = denoise_audio_video_tiny(
             pixel_shape(height, width), noiser, sigmas, EulerDiffusionStep(),
-            simple_denoising_func(video_context=ctx["context.video.positive"],
-                                  audio_context=ctx["context.audio.positive"], transformer=transformer),
+            simple_denoising_func(video_context=to_reference(ctx["context.video.positive"]),
+                                  audio_context=to_reference(ctx["context.audio.positive"]), transformer=transformer),
             pipeline_components(), steps_rec, noise_scale=sigmas[0], initial_video_latent=upscaled,
             initial_audio_latent=audio_state.latent,
         )
@@ -594,8 +606,9 @@ def distilled_case() -> GoldenCase:
         generator = torch.Generator(device="cpu").manual_seed(SEED)
         noiser = GaussianNoiser(generator=generator)
         transformer = ledger.get("transformer")
-        denoise_fn = simple_denoising_func(video_context=positive["context.video.positive"],
-                                           audio_context=positive["context.audio.positive"], transformer=transformer)
+        denoise_fn = simple_denoising_func(video_context=to_reference(positive["context.video.positive"]),
+                                           audio_context=to_reference(positive["context.audio.positive"]),
+                                           transformer=transformer)
         sigmas1 = torch.Tensor(DISTILLED_SIGMA_VALUES)
         rec.add("stage1.sigmas", sigmas1)
         steps1 = StepRecorder(rec, "stage1.", transformer, ["cond"])
@@ -661,6 +674,162 @@ def distilled_case() -> GoldenCase:
         generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
         inputs={**noise, **positive}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
     )
+
+
+# The two-stage case with the distilled LoRA as its own file: TI2VidTwoStagesPipeline with
+# distilled_lora=[(file, strength)] (ltx_pipelines/ti2vid_two_stages.py: stage_2_model_ledger =
+# stage_1_model_ledger.with_additional_loras(distilled_lora), so the stage-2 transformer is the checkpoint's with the
+# LoRA fused by SingleGPUModelBuilder.lora(path, strength, LTXV_LORA_COMFY_RENAMING_MAP) as args.py's LoraAction
+# passes it; stage 1 runs the bare checkpoint). Decoded with the stage-2 ledger's decoders and vocoder, as there.
+# 64x64 (stage 1 at 32x32, one latent pixel) and fps 64 keep the decoded video and the waveform small.
+LORA_TWO_STAGE_SHAPE = (64, 64)
+LORA_TWO_STAGE_FPS = 64.0
+DISTILLED_LORA_FILE = "distilled_lora.safetensors"
+DISTILLED_LORA_STRENGTH = 0.8  # the --distilled-lora example strength of ltx_pipelines/utils/args.py
+
+
+def lora_two_stage_case() -> GoldenCase:
+    from ltx_core.components.diffusion_steps import EulerDiffusionStep
+    from ltx_core.components.noisers import GaussianNoiser
+    from ltx_core.loader import LTXV_LORA_COMFY_RENAMING_MAP, LoraPathStrengthAndSDOps
+    from ltx_core.model.transformer import LTXModelConfigurator
+    from ltx_core.model.upsampler import upsample_video
+    from ltx_pipelines.utils.constants import STAGE_2_DISTILLED_SIGMA_VALUES
+    from ltx_pipelines.utils.helpers import simple_denoising_func
+    from make_lora_goldens import make_lora
+
+    height, width = LORA_TWO_STAGE_SHAPE
+    steps, stg_block = 3, 1
+    config, up_config = component_configs(decode=True, upsample=True)
+    weights, up_weights = build_weights(config, True, up_config)
+    # Nothing but the LoRA is stored: the monolith is t2v_audio_one_stage's file and the upsampler two_stage's.
+    one_stage_weights, _ = build_weights(component_configs(decode=True, upsample=False)[0], True, None)
+    two_stage_config, two_stage_up = component_configs(decode=False, upsample=True)
+    two_stage_weights, two_stage_up_weights = build_weights(two_stage_config, False, two_stage_up)
+    for mine, theirs, what in ((weights, one_stage_weights, "t2v_audio_one_stage"),
+                               (up_weights, two_stage_up_weights, "two_stage upsampler")):
+        if sorted(mine) != sorted(theirs) or any(not torch.equal(mine[k], theirs[k]) for k in mine):
+            raise RuntimeError(f"lora_two_stage: weights differ from {what}'s")
+    for k, v in two_stage_weights.items():  # the DiT and the statistics the upsample uses are the same tensors
+        if reference_dtype() != torch.float32:
+            break  # the bf16 measuring run's statistics encoder holds bf16 values
+        if (k.startswith(DIT_PREFIX) or ".per_channel_statistics." in k) and not torch.equal(weights[k], v):
+            raise RuntimeError(f"lora_two_stage: {k} differs from two_stage's")
+    dit = LTXModelConfigurator.from_config(config).to_empty(device="cpu")
+    lora = make_lora(dit)  # rank 2 on every Linear, official naming, bf16
+    ctx = contexts(8400)
+    rec = Recorder()
+    draws: list = []
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
+        ledger = Ledger(Path(tmp), config, weights, up_config, up_weights)
+        lora_path = Path(tmp) / DISTILLED_LORA_FILE
+        write_safetensors(lora_path, lora, {})
+        # ltx-core fuses LoRAs into bf16 (or fp8) weights only (loader/fuse_loras.py raises on float32), as the
+        # pipeline's bf16 ledger does: the stage-2 transformer is built by a bf16 ledger over the same files, then
+        # widened to the reference dtype (float32 for the case: its fused weights are the official bf16 ones).
+        from ltx_pipelines.utils.model_ledger import ModelLedger
+
+        # A real checkpoint is bf16: the fusion reads the file's dtype, so stage 2 loads a bf16 copy of the monolith.
+        bf16_ckpt = Path(tmp) / "tiny-ltx-2.3-bf16.safetensors"
+        write_safetensors(bf16_ckpt, {k: v.to(torch.bfloat16) for k, v in weights.items()}, {"config": canonical_json(config)})
+        stage_2_ledger = ModelLedger(
+            dtype=torch.bfloat16, device=torch.device("cpu"), checkpoint_path=str(bf16_ckpt),
+        ).with_additional_loras(
+            (LoraPathStrengthAndSDOps(str(lora_path), DISTILLED_LORA_STRENGTH, LTXV_LORA_COMFY_RENAMING_MAP),))
+        generator = torch.Generator(device="cpu").manual_seed(SEED)
+        noiser = GaussianNoiser(generator=generator)
+        transformer = ledger.get("transformer")
+        video_state, audio_state = guided_stage(rec, "stage1.", transformer,
+                                                pixel_shape(height // 2, width // 2, LORA_TWO_STAGE_FPS), noiser,
+                                                steps, ctx, stg_block)
+        rec.add("stage1.latents.video.final", video_state.latent)
+        rec.add("stage1.latents.audio.final", audio_state.latent)
+        encoder = statistics_encoder(config, weights=weights)
+        upscaled = upsample_video(latent=video_state.latent[:1], video_encoder=encoder,
+                                  upsampler=ledger.get("spatial_upsampler"))
+        rec.add("upsampled.video", upscaled)
+        transformer = stage_2_ledger.transformer().to(reference_dtype())
+        unfused = ledger.get("transformer").to(torch.bfloat16).to(reference_dtype())
+        changed = [k for k, v in transformer.state_dict().items() if not torch.equal(v, unfused.state_dict()[k])]
+        if len(changed) != len(lora) // 2:
+            raise RuntimeError(f"the distilled LoRA changed {len(changed)} weights, it has {len(lora) // 2} layers")
+        sigmas = torch.Tensor(STAGE_2_DISTILLED_SIGMA_VALUES)
+        rec.add("stage2.sigmas", sigmas)
+        steps_rec = StepRecorder(rec, "stage2.", transformer, ["cond"])
+        video_state, audio_state = denoise_audio_video_tiny(
+            pixel_shape(height, width, LORA_TWO_STAGE_FPS), noiser, sigmas, EulerDiffusionStep(),
+            simple_denoising_func(video_context=to_reference(ctx["context.video.positive"]),
+                                  audio_context=to_reference(ctx["context.audio.positive"]), transformer=transformer),
+            pipeline_components(), steps_rec, noise_scale=sigmas[0], initial_video_latent=upscaled,
+            initial_audio_latent=audio_state.latent,
+        )
+        steps_rec.close()
+        outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
+        # The stage-2 ledger's decoders and vocoder are the checkpoint's (the LoRA touches the transformer only).
+        decoded, sampling_rate = decode(ledger, video_state.latent, audio_state.latent, generator, rec)
+        outputs.update(decoded)
+    n1 = 2 * (height // 64) * (width // 64)
+    n_audio = audio_state.latent.shape[2]
+    noise, described = noise_inputs(draws, [
+        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
+        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
+        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+    ])
+    params = {
+        **common_params(up_config),
+        "fps": LORA_TWO_STAGE_FPS,
+        "pipeline": "TI2VidTwoStagesPipeline (ltx-pipelines 1.0.0), text only, distilled_lora=[(distilled_lora_file, "
+        "distilled_lora_strength)], tiling off",
+        "shared_weights": "t2v_audio_one_stage",
+        "upsampler_weights": "two_stage",
+        "weights_layout": {
+            "monolith": "../t2v_audio_one_stage/weights.safetensors (DiT, video decoder, audio decoder, vocoder; "
+            "the same generator code and seeds, checked)",
+            "spatial_upsampler": "../two_stage/weights.safetensors under 'spatial_upsampler.' with its config in "
+            "the metadata key 'upsampler_config' (checked equal)",
+            "distilled_lora": f"{DISTILLED_LORA_FILE} in this case: a LoRA file as given to --distilled-lora "
+            "(official naming diffusion_model.<module>.lora_{A,B}.weight, bf16, rank 2, every DiT Linear); this "
+            "case's weights.safetensors holds only the config",
+        },
+        "distilled_lora_file": DISTILLED_LORA_FILE,
+        "distilled_lora_strength": DISTILLED_LORA_STRENGTH,
+        "height": height,
+        "width": width,
+        "stage_1_height": height // 2,
+        "stage_1_width": width // 2,
+        "num_inference_steps": steps,
+        "stage_2_sigmas": list(STAGE_2_DISTILLED_SIGMA_VALUES),
+        "stage_2_noise_scale": "sigmas[0] of stage 2 as a float32 0-d tensor",
+        "video_latent_shape": list(video_state.latent.shape),
+        "audio_latent_shape": list(audio_state.latent.shape),
+        "audio_sampling_rate": sampling_rate,
+        "guidance": {"stage_1": guidance_params(stg_block), "stage_2": "none (simple_denoising_func)"},
+        "noise_draws": described,
+        "video_decode": "decode_video without tiling with the stage-2 ledger's decoder (video.decoded)",
+        "audio_decode": "decode_audio with the stage-2 ledger's decoder and vocoder: audio.mel, audio.waveform [2,N]",
+        "call_sequence": [
+            "as two_stage, except: stage 2's transformer is ModelLedger.with_additional_loras((distilled LoRA file, "
+            "strength, LTXV_LORA_COMFY_RENAMING_MAP)).transformer() (W + (B*strength) @ A fused at load, "
+            "ltx_core/loader/fuse_loras.py); stage 1's is the bare checkpoint",
+            *stage_calls("stage 1 ", "noise.0000", "noise.0001"),
+            "upsample_video -> upsampled.video",
+            *stage_calls("stage 2 ", "noise.0002", "noise.0003"),
+            "decode_video(video latent, decoder, generator) (draws nothing); decode_audio(audio latent, decoder, "
+            "vocoder)",
+        ],
+    }
+    case = GoldenCase(
+        group="pipeline", case="two_stage_distilled_lora", component="pipeline_two_stage_lora",
+        description="Tiny LTX-2.3 two-stage text-to-video+audio run with the distilled LoRA as its own file for "
+        "stage 2 (TI2VidTwoStagesPipeline): stage 1 at 32x32 with 3 guided steps, x2 upsample, stage 2 at 64x64 on "
+        "the 3 distilled sigmas with the LoRA fused at strength 0.8, 9 frames at 64 fps, video and audio decode; "
+        "DiT and decoders shared with t2v_audio_one_stage, upsampler with two_stage",
+        generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
+        inputs={**noise, **ctx}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
+    )
+    case.extra_tensors = {DISTILLED_LORA_FILE: lora}
+    return case
 
 
 # The image-to-video case: image 0 replaces latent frame 0 (strength < 1, so its tokens are partly noised and
@@ -733,11 +902,12 @@ def i2v_case() -> GoldenCase:
         seen = []
         h = encoder.register_forward_hook(lambda _m, args, out: seen.append((args[0].clone(), out.clone())))
         conditionings = combined_image_conditionings(images=images, height=height, width=width,
-                                                     video_encoder=encoder, dtype=torch.float32,
+                                                     video_encoder=encoder, dtype=reference_dtype(),
                                                      device=torch.device("cpu"))
         h.remove()
         for i, (pix, lat) in enumerate(seen):
-            if not torch.equal(pix, inputs[f"image.{i}.pixels"]):
+            # Exact in the float32 run; the bf16 run's pipeline normalises in bf16 (its own rounding).
+            if reference_dtype() == torch.float32 and not torch.equal(pix, inputs[f"image.{i}.pixels"]):
                 raise RuntimeError(f"image {i}: recorded preprocessing differs from load_image_conditioning")
             rec.add(f"image.{i}.latent", lat)
         generator = torch.Generator(device="cpu").manual_seed(SEED)
@@ -808,7 +978,7 @@ def i2v_case() -> GoldenCase:
 
 
 CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case, "i2v_keyframes": i2v_case,
-         "distilled": distilled_case}
+         "distilled": distilled_case, "two_stage_distilled_lora": lora_two_stage_case}
 
 
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
@@ -818,5 +988,5 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     for name, make in CASES.items():
         if only_cases is None or name in only_cases:
             torch.manual_seed(0)
-            written.append(make().write(out_root))
+            written.append(with_measured_production(make).write(out_root))
     return written
