@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -195,6 +196,30 @@ TEST(MatMulOpt, PanelPath) {
         EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what;
         check(attrs, a, w, what.c_str());
       }
+}
+
+// The matrix-vector path (1-4 f32 rows against bf16 W [N, K]) gives the blocked path's bits: each row of a is
+// summed independently, so rows 0 .. m of a 5-row call (blocked: too many rows for the matrix-vector path) are
+// what the m-row call must produce, byte for byte. N across the 16-output blocks, K across the KC slices (256)
+// and 16-element k blocks, rows of a with a gap (a slice of a wider tensor).
+TEST(MatMulOpt, GemvPathHasBlockedBits) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  const Dims dims[] = {{1, 1, 1}, {2, 15, 17}, {3, 33, 256}, {4, 100, 700}, {1, 64, 4096}, {2, 50, 1000}};
+  uint32_t seed = 500;
+  for (const Dims& d : dims) {
+    const Tensor a5 = random_tensor(DType::F32, Shape{5, d.k + 3}, seed++).slice(1, 2, d.k + 2);
+    const Tensor w = random_tensor(DType::BF16, Shape{d.n, d.k}, seed++);
+    const MatMulAttrs attrs{false, true};
+    const std::string what =
+        "gemv M=" + std::to_string(d.m) + " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k);
+    EXPECT_EQ(path_of(attrs, a5, w), cpu::gemm::Path::Blocked) << what;
+    const Tensor a = a5.slice(0, 0, d.m);
+    EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Gemv) << what;
+    const Tensor blocked = run_dispatched(OpKind::MatMul, attrs, {a5, w});
+    const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
+    EXPECT_EQ(std::memcmp(got.raw(), blocked.raw(), got.nbytes()), 0) << what;
+    check(attrs, a, w, what.c_str());
+  }
 }
 
 // The blocked path on the Linear layout, where a's panel would not fit L2 (so the panel path declines).

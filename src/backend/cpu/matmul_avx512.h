@@ -84,4 +84,9 @@ inline void transpose16(__m512 r[16]) {
 // b of the same dtype (f32, or bf16 with Compute::BF16), and a [K][M] panel of a that fits half of L2.
 void run_small_m(const Problem& p);
 
+// The matrix-vector path (matmul_gemv_avx512.cpp): 1-4 f32 rows of a (unit k stride) against bf16 W read in place
+// in the Linear layout, f32 out, with the blocked path's bits.
+bool gemv_applies(const Problem& p);
+void run_gemv(const Problem& p);
+
 }  // namespace ltx::cpu::gemm

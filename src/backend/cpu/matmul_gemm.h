@@ -46,7 +46,8 @@ struct Problem {
 // True when this CPU runs the AVX-512 kernels (checked once).
 bool avx512_available();
 
-// Runs p on the process thread pool (the panel path where small_m_applies, else the blocked GEMM).
+// Runs p on the process thread pool (the matrix-vector path where gemv_applies, the panel path where
+// small_m_applies, else the blocked GEMM).
 // Precondition: avx512_available(); m, n >= 1; k >= 0.
 void run_avx512(const Problem& p);
 // True when run_avx512 takes the panel path for p.
@@ -56,9 +57,10 @@ bool small_m_applies(const Problem& p);
 // try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp).
 bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out);
 
-// Where try_matmul runs a call: our blocked GEMM, our panel path for small M (matmul_small_avx512.cpp), or
-// oneDNN reading the operands in place (the measured rule in matmul_opt.cpp).
-enum class Path : uint8_t { Blocked, Panel, OneDNN };
+// Where try_matmul runs a call: our blocked GEMM, our panel path for small M (matmul_small_avx512.cpp), our
+// matrix-vector path for 1-4 f32 rows against bf16 weights (matmul_gemv_avx512.cpp), or oneDNN reading the
+// operands in place (the measured rule in matmul_opt.cpp).
+enum class Path : uint8_t { Blocked, Panel, Gemv, OneDNN };
 // The path try_matmul takes for this call; false when try_matmul declines it.
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path);
 // For tests: true sends every call oneDNN can take to oneDNN; false restores the measured rule.

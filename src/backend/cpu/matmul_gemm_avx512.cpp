@@ -140,6 +140,10 @@ void run_avx512(const Problem& p) {
     zero_output(p, {0, p.m});
     return;
   }
+  if (gemv_applies(p)) {
+    run_gemv(p);
+    return;
+  }
   if (small_m_applies(p)) {
     run_small_m(p);
     return;

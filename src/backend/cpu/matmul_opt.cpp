@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backend/cpu/matmul_avx512.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
@@ -194,9 +195,11 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path) {
   Plan plan;
   if (!plan_for(attrs, in, out, plan)) return false;
-  path = out.numel() > 0 && onednn_route(plan)        ? Path::OneDNN
-         : out.numel() > 0 && small_m_applies(plan.p) ? Path::Panel
-                                                      : Path::Blocked;
+  const bool any = out.numel() > 0 && plan.p.k > 0;
+  path = out.numel() > 0 && onednn_route(plan) ? Path::OneDNN
+         : any && gemv_applies(plan.p)         ? Path::Gemv
+         : any && small_m_applies(plan.p)      ? Path::Panel
+                                               : Path::Blocked;
   return true;
 }
 
