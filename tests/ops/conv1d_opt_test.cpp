@@ -2,8 +2,8 @@
 // conv on the input rounded to bf16 first (what the kernel, like oneDNN's f32×bf16 path, feeds its products): the
 // products are then identical and exact in f32, only the order of the f32 sums differs (<= C·K = 330 terms of
 // |x·w| <= 4), so 2e-5 + 1e-5·|ref|; a bf16 output adds one possible rounding flip (2^-8·|ref|).
-// Cases: dilation, stride, every pad mode the kernel takes, no bias, batches, bf16 input and output, and chunked
-// output positions (a small column budget).
+// Cases: dilation, stride, every pad mode the kernel takes, no bias, batches, bf16 input and output, odd channel
+// counts, and chunked output positions (a small column budget); each through the GEMM path and the direct path.
 #include "backend/cpu/conv1d_opt.h"
 
 #include "backend/cpu/matmul_gemm.h"
@@ -29,6 +29,7 @@ constexpr int64_t kWhole = int64_t{32} << 20;
 std::vector<Case> cases() {
   const DType f = DType::F32, b = DType::BF16;
   return {
+      {"odd channels", {1, 7, 130}, {5, 7, 3}, conv_attrs(1, {1}, {2}, {2}, {2}, {Z}, 1), true, f, f, kWhole},
       {"resblock k11 d5", {1, 30, 97}, {30, 30, 11}, conv_attrs(1, {1}, {5}, {25}, {25}, {Z}, 1), true, f, f, kWhole},
       {"k7 d3 batch 2", {2, 12, 64}, {9, 12, 7}, conv_attrs(1, {1}, {3}, {9}, {9}, {Z}, 1), true, f, f, kWhole},
       {"no bias, post conv", {1, 16, 50}, {2, 16, 7}, conv_attrs(1, {1}, {1}, {3}, {3}, {Z}, 1), false, f, f, kWhole},
@@ -56,8 +57,12 @@ TEST(Conv1dBf16, MatchesReferenceOnBf16RoundedInput) {
     const Tensor expected = run_reference(OpKind::Conv, c.attrs, rounded);
     Tensor out = Tensor::empty(c.out, expected.shape());
     if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "this CPU lacks AVX-512 with BF16; the kernel declines";
-    ASSERT_TRUE(cpu::opt::try_conv1d_bf16(OpKind::Conv, c.attrs, in, out, c.max_col_bytes)) << c.name;
-    expect_close(out, expected, 2e-5f, c.out == DType::BF16 ? 8e-3f : 1e-5f, c.name);
+    for (const int64_t direct_max : {int64_t{0}, int64_t{1024}}) {  // the GEMM path, then the direct one
+      out = Tensor::empty(c.out, expected.shape());
+      ASSERT_TRUE(cpu::opt::try_conv1d_bf16(OpKind::Conv, c.attrs, in, out, {direct_max, c.max_col_bytes})) << c.name;
+      const std::string what = std::string(c.name) + (direct_max > 0 && c.attrs.stride[0] == 1 ? " direct" : " gemm");
+      expect_close(out, expected, 2e-5f, c.out == DType::BF16 ? 8e-3f : 1e-5f, what.c_str());
+    }
   }
 }
 

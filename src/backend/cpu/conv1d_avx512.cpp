@@ -48,9 +48,103 @@ void pad_row_to_bf16(const std::byte* src, DType dt, int64_t len, int64_t pb, in
   }
 }
 
+// Direct path for few channels (the vocoders' late stages: 16-128 channels over 10^4-10^5 positions), where the
+// column matrix would be packed again for only a few output rows: channel pairs interleaved per position
+// (xi[c/2][p] = x[c][p] | x[c+1][p] << 16) against weight pairs broadcast per output channel, vdpbf16ps over a tile
+// of kOb output channels × 64 positions held in registers, taps and channel pairs innermost.
+constexpr int kOb = 6;
+constexpr int64_t kTileN = 64;
+
+template <int OB>
+void direct_tile(const uint32_t* xi, int64_t xrow, int64_t pairs, const uint32_t* wp, int64_t taps, int64_t dil,
+                 int64_t n0, int64_t nvalid, const float* bias, float* out, int64_t olen) {
+  __m512 acc[OB][4];
+  for (int o = 0; o < OB; ++o)
+    for (int v = 0; v < 4; ++v) acc[o][v] = _mm512_setzero_ps();
+  const int64_t wrow = pairs * taps;  // one output channel's weight pairs
+  for (int64_t cp = 0; cp < pairs; ++cp) {
+    const uint32_t* xr = xi + cp * xrow + n0;
+    const uint32_t* wr = wp + cp * taps;
+    for (int64_t k = 0; k < taps; ++k) {
+      __m512i xv[4];
+      for (int v = 0; v < 4; ++v) xv[v] = _mm512_loadu_si512(xr + k * dil + 16 * v);
+      for (int o = 0; o < OB; ++o) {
+        const __m512i wv = _mm512_set1_epi32(static_cast<int>(wr[o * wrow + k]));
+        for (int v = 0; v < 4; ++v) acc[o][v] = _mm512_dpbf16_ps(acc[o][v], (__m512bh)xv[v], (__m512bh)wv);
+      }
+    }
+  }
+  for (int o = 0; o < OB; ++o) {
+    const __m512 b = _mm512_set1_ps(bias[o]);
+    for (int v = 0; v < 4; ++v) {
+      const int64_t n = 16 * v;
+      if (n >= nvalid) break;
+      vec::store_f32(out + o * olen + n0 + n, _mm512_add_ps(acc[o][v], b), vec::tail_mask(nvalid - n));
+    }
+  }
+}
+
+// out (f32, [O, olen]) from the bf16 padded rows xpad [C, padded], stride 1.
+void conv_direct(const uint16_t* xpad, int64_t chans, int64_t padded, const Tensor& w, int64_t taps, int64_t dil,
+                 const float* bias, float* out, int64_t olen) {
+  const int64_t o_ch = w.dim(0), pairs = (chans + 1) / 2;
+  const int64_t blocks = (olen + kTileN - 1) / kTileN;
+  const int64_t xrow = blocks * kTileN + (taps - 1) * dil + 16;  // every tile's loads stay inside the row
+  std::vector<uint32_t> xi(static_cast<size_t>(pairs * xrow), 0u);
+  parallel_for(pairs, 4, [&](int64_t begin, int64_t end) {
+    for (int64_t cp = begin; cp < end; ++cp) {
+      const uint16_t* lo = xpad + 2 * cp * padded;
+      const uint16_t* hi = 2 * cp + 1 < chans ? lo + padded : nullptr;
+      uint32_t* dst = xi.data() + cp * xrow;
+      for (int64_t p = 0; p < padded; ++p) dst[p] = lo[p] | (hi != nullptr ? static_cast<uint32_t>(hi[p]) << 16 : 0u);
+    }
+  });
+  std::vector<uint32_t> wp(static_cast<size_t>(o_ch * pairs * taps));  // [O][pair][tap]
+  const auto* wb = reinterpret_cast<const uint16_t*>(w.raw());
+  for (int64_t o = 0; o < o_ch; ++o)
+    for (int64_t cp = 0; cp < pairs; ++cp)
+      for (int64_t k = 0; k < taps; ++k) {
+        const uint32_t lo = wb[(o * chans + 2 * cp) * taps + k];
+        const uint32_t hi = 2 * cp + 1 < chans ? wb[(o * chans + 2 * cp + 1) * taps + k] : 0u;
+        wp[static_cast<size_t>((o * pairs + cp) * taps + k)] = lo | hi << 16;
+      }
+  // Work items: 4 tiles of positions (256) by all output channels, so a thread's x block stays in L1/L2.
+  const int64_t groups = (blocks + 3) / 4;
+  parallel_for(groups, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t g = begin; g < end; ++g)
+      for (int64_t o0 = 0; o0 < o_ch; o0 += kOb)
+        for (int64_t t = g * 4; t < std::min(blocks, g * 4 + 4); ++t) {
+          const int64_t n0 = t * kTileN, nvalid = std::min(kTileN, olen - n0);
+          const uint32_t* wo = wp.data() + o0 * pairs * taps;
+          float* oo = out + o0 * olen;
+          const float* bo = bias + o0;
+          switch (std::min<int64_t>(kOb, o_ch - o0)) {
+            case 6:
+              direct_tile<6>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+            case 5:
+              direct_tile<5>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+            case 4:
+              direct_tile<4>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+            case 3:
+              direct_tile<3>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+            case 2:
+              direct_tile<2>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+            default:
+              direct_tile<1>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              break;
+          }
+        }
+  });
+}
+
 }  // namespace
 
-bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out, int64_t max_col_bytes) {
+bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out, const Conv1dTuning& tuning) {
   if (kind != OpKind::Conv || a.spatial != 1 || a.groups != 1 || in.size() < 2 || in.size() > 3) return false;
   const Tensor& x = in[0];
   const Tensor& w = in[1];
@@ -69,13 +163,14 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
   if (olen != (padded - dil * (taps - 1) - 1) / stride + 1 || olen <= 0) return false;
 
   const int64_t k_total = chans * taps;
-  // Output positions per GEMM: the whole row when its columns stay within max_col_bytes, else chunks of that size
-  // (multiples of 64); the weights are packed once per chunk.
-  const int64_t max_cols = std::max<int64_t>(64, max_col_bytes / (k_total * 2) / 64 * 64);
+  // Output positions per GEMM: the whole row when its columns stay within tuning.max_col_bytes, else chunks of that
+  // size (multiples of 64); the weights are packed once per chunk.
+  const int64_t max_cols = std::max<int64_t>(64, tuning.max_col_bytes / (k_total * 2) / 64 * 64);
   const int64_t chunk = std::min(olen, max_cols);
   std::vector<uint16_t> xpad(static_cast<size_t>(chans * padded));
-  std::vector<uint16_t> col(static_cast<size_t>(k_total * chunk));
-  std::vector<float> acc(out.dtype() == DType::F32 ? 0 : static_cast<size_t>(o_ch * chunk));
+  const bool direct = stride == 1 && chans <= tuning.direct_max_channels;
+  std::vector<uint16_t> col(direct ? 0 : static_cast<size_t>(k_total * chunk));
+  std::vector<float> acc(out.dtype() == DType::F32 ? 0 : static_cast<size_t>(o_ch * (direct ? olen : chunk)));
   std::vector<float> bias(static_cast<size_t>(o_ch), 0.0f);
   if (in.size() == 3) {
     const Tensor& b = in[2];
@@ -91,6 +186,17 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
         pad_row_to_bf16(x.raw() + (bi * x.strides()[0] + c * x.strides()[1]) * xes, x.dtype(), len, pb, pa,
                         a.pad_mode[0], xpad.data() + c * padded);
     });
+    if (direct) {
+      float* dst = out.dtype() == DType::F32 ? reinterpret_cast<float*>(out.raw()) + bi * o_ch * olen : acc.data();
+      conv_direct(xpad.data(), chans, padded, w, taps, dil, bias.data(), dst, olen);
+      if (out.dtype() != DType::F32) {
+        auto* o16 = reinterpret_cast<uint16_t*>(out.raw()) + bi * o_ch * olen;
+        for (int64_t i = 0; i < o_ch * olen; i += 16)
+          vec::store_bf16(o16 + i, vec::load_f32(acc.data() + i, vec::tail_mask(o_ch * olen - i)),
+                          vec::tail_mask(o_ch * olen - i));
+      }
+      continue;
+    }
     for (int64_t n0 = 0; n0 < olen; n0 += chunk) {
       const int64_t nc = std::min(chunk, olen - n0);
       parallel_for(k_total, 16, [&](int64_t begin, int64_t end) {
