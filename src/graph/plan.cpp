@@ -80,6 +80,10 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
     for (const Step& step : steps_) any = any || step.dump;
     if (any) write_dump();
   }
+  // Drop the steps' references to the caller's inputs: held until the next run they would keep the previous
+  // call's inputs (a DiT call's RoPE tables and contexts, ~64 MB on the issue-5 slice) alive beside the next one's.
+  for (const auto& [step, arg] : input_refs_)
+    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = Tensor{};
   return outputs_;
 }
 

@@ -163,3 +163,23 @@ TEST(Compile, NonContiguousInputsAreRead) {
 
 }  // namespace
 }  // namespace ltx::test
+
+namespace ltx::test {
+namespace {
+
+// A plan keeps no reference to the caller's inputs once run returns: a DiT call's inputs (RoPE tables, contexts)
+// would otherwise stay alive beside the next call's, raising the peak by their size.
+TEST(Compile, RunReleasesItsInputs) {
+  Tensor x = random_tensor(DType::F32, {4, 6}, 9);
+  const Tensor w = random_tensor(DType::F32, {5, 6}, 10);
+  Graph g;
+  g.output(ops::gelu(ops::matmul(g.input("x", DType::F32, {4, 6}), g.constant("w", w), false, true)), "y");
+  auto plan = compile(g, no_dump());
+  const long before = x.storage().use_count();
+  const Tensor y = plan->run({x})[0].clone();
+  EXPECT_EQ(x.storage().use_count(), before);
+  EXPECT_EQ(y.shape(), (Shape{4, 5}));
+}
+
+}  // namespace
+}  // namespace ltx::test
