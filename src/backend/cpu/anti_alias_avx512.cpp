@@ -73,8 +73,11 @@ bool try_anti_alias_snake_beta(const SnakeAttrs& a, Inputs in, const Tensor& out
   const int64_t oes = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
 
   parallel_for(batch * chans, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> xq(static_cast<size_t>(xlen + 16)), ev(static_cast<size_t>(dlen + 16)),
-        od(static_cast<size_t>(dlen + 16));
+    // Per-thread row buffers kept between calls (grow-only): fresh ones cost page faults and zeroing every call.
+    thread_local std::vector<float> xq, ev, od;
+    if (xq.size() < static_cast<size_t>(xlen + 16)) xq.resize(static_cast<size_t>(xlen + 16));
+    if (ev.size() < static_cast<size_t>(dlen + 16)) ev.resize(static_cast<size_t>(dlen + 16));
+    if (od.size() < static_cast<size_t>(dlen + 16)) od.resize(static_cast<size_t>(dlen + 16));
     for (int64_t row = begin; row < end; ++row) {
       const int64_t b = row / chans, c = row % chans;
       const auto param = [&](const Tensor& p) {

@@ -90,12 +90,16 @@ void conv_direct(const uint16_t* xpad, int64_t chans, int64_t padded, const Tens
   const int64_t o_ch = w.dim(0), pairs = (chans + 1) / 2;
   const int64_t blocks = (olen + kTileN - 1) / kTileN;
   const int64_t xrow = blocks * kTileN + (taps - 1) * dil + 16;  // every tile's loads stay inside the row
-  std::vector<uint32_t> xi(static_cast<size_t>(pairs * xrow), 0u);
+  // Kept between calls (grow-only): a fresh buffer per call costs its page faults and zeroing every time. Lanes
+  // past a row's data are only ever read for positions the tile does not store, so no clearing either.
+  thread_local std::vector<uint32_t> xi_buf;
+  if (xi_buf.size() < static_cast<size_t>(pairs * xrow)) xi_buf.resize(static_cast<size_t>(pairs * xrow));
+  uint32_t* xi = xi_buf.data();
   parallel_for(pairs, 4, [&](int64_t begin, int64_t end) {
     for (int64_t cp = begin; cp < end; ++cp) {
       const uint16_t* lo = xpad + 2 * cp * padded;
       const uint16_t* hi = 2 * cp + 1 < chans ? lo + padded : nullptr;
-      uint32_t* dst = xi.data() + cp * xrow;
+      uint32_t* dst = xi + cp * xrow;
       for (int64_t p = 0; p < padded; ++p) dst[p] = lo[p] | (hi != nullptr ? static_cast<uint32_t>(hi[p]) << 16 : 0u);
     }
   });
@@ -120,22 +124,22 @@ void conv_direct(const uint16_t* xpad, int64_t chans, int64_t padded, const Tens
           const float* bo = bias + o0;
           switch (std::min<int64_t>(kOb, o_ch - o0)) {
             case 6:
-              direct_tile<6>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<6>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 5:
-              direct_tile<5>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<5>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 4:
-              direct_tile<4>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<4>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 3:
-              direct_tile<3>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<3>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 2:
-              direct_tile<2>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<2>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             default:
-              direct_tile<1>(xi.data(), xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<1>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
           }
         }
@@ -167,7 +171,9 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
   // size (multiples of 64); the weights are packed once per chunk.
   const int64_t max_cols = std::max<int64_t>(64, tuning.max_col_bytes / (k_total * 2) / 64 * 64);
   const int64_t chunk = std::min(olen, max_cols);
-  std::vector<uint16_t> xpad(static_cast<size_t>(chans * padded));
+  thread_local std::vector<uint16_t> xpad_buf;  // grow-only, as conv_direct's
+  if (xpad_buf.size() < static_cast<size_t>(chans * padded)) xpad_buf.resize(static_cast<size_t>(chans * padded));
+  uint16_t* xpad = xpad_buf.data();
   const bool direct = stride == 1 && chans <= tuning.direct_max_channels;
   std::vector<uint16_t> col(direct ? 0 : static_cast<size_t>(k_total * chunk));
   std::vector<float> acc(out.dtype() == DType::F32 ? 0 : static_cast<size_t>(o_ch * (direct ? olen : chunk)));
@@ -184,11 +190,11 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
     parallel_for(chans, 16, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c)
         pad_row_to_bf16(x.raw() + (bi * x.strides()[0] + c * x.strides()[1]) * xes, x.dtype(), len, pb, pa,
-                        a.pad_mode[0], xpad.data() + c * padded);
+                        a.pad_mode[0], xpad + c * padded);
     });
     if (direct) {
       float* dst = out.dtype() == DType::F32 ? reinterpret_cast<float*>(out.raw()) + bi * o_ch * olen : acc.data();
-      conv_direct(xpad.data(), chans, padded, w, taps, dil, bias.data(), dst, olen);
+      conv_direct(xpad, chans, padded, w, taps, dil, bias.data(), dst, olen);
       if (out.dtype() != DType::F32) {
         auto* o16 = reinterpret_cast<uint16_t*>(out.raw()) + bi * o_ch * olen;
         for (int64_t i = 0; i < o_ch * olen; i += 16)
@@ -202,7 +208,7 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
       parallel_for(k_total, 16, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
           const int64_t c = row / taps, k = row % taps;
-          const uint16_t* src = xpad.data() + c * padded + n0 * stride + k * dil;
+          const uint16_t* src = xpad + c * padded + n0 * stride + k * dil;
           uint16_t* dst = col.data() + row * nc;
           if (stride == 1) {
             std::memcpy(dst, src, static_cast<size_t>(nc) * 2);

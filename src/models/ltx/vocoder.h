@@ -66,8 +66,8 @@ struct BweConfig {
 struct VocoderWithBwe {
   Generator vocoder, bwe_generator;
   BweConfig config;
-  std::vector<float> forward_basis;  // [2F, n_fft]
-  std::vector<float> mel_basis;      // [M, F]
+  std::vector<float> forward_basis_t;  // the stored [2F, 1, n_fft] transposed: [n_fft, 2F] (real rows, then imaginary)
+  std::vector<float> mel_basis;        // [M, F]
 };
 
 struct Vocoder {

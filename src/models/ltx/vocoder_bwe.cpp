@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "graph/compile.h"
 #include "models/ltx/vocoder.h"
 
@@ -35,21 +36,25 @@ void log_mel(const VocoderWithBwe& v, const std::vector<float>& y, int64_t rows,
   const int64_t left = n_fft - hop, frames = (len + left - n_fft) / hop + 1;
   magnitude.assign(static_cast<size_t>(rows * nf * frames), 0.0f);
   mel.assign(static_cast<size_t>(rows * m * frames), 0.0f);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = y.data() + r * len;
-    for (int64_t f = 0; f < frames; ++f) {
-      for (int64_t k = 0; k < nf; ++k) {
-        double re = 0, im = 0;
-        const float* br = v.forward_basis.data() + k * n_fft;
-        const float* bi = v.forward_basis.data() + (k + nf) * n_fft;
-        for (int64_t j = 0; j < n_fft; ++j) {
-          const int64_t s = f * hop + j - left;
-          if (s < 0) continue;
-          re += static_cast<double>(br[j]) * row[s];
-          im += static_cast<double>(bi[j]) * row[s];
-        }
-        magnitude[static_cast<size_t>((r * nf + k) * frames + f)] = static_cast<float>(std::sqrt(re * re + im * im));
+  // Frames in parallel; within a frame the sums run over j as before (the left padding's zeros skipped).
+  parallel_for(rows * frames, 8, [&](int64_t begin, int64_t end) {
+    for (int64_t rf = begin; rf < end; ++rf) {
+      const int64_t r = rf / frames, f = rf % frames;
+      const float* row = y.data() + r * len;
+      const int64_t j0 = std::max<int64_t>(0, left - f * hop);
+      const float* seg = row + (f * hop + j0 - left);  // sample of tap j0
+      // acc[k] (real k < F, imaginary k >= F) summed over j in order; all 2F sums advance together (vectorizable).
+      thread_local std::vector<double> acc_buf;
+      acc_buf.assign(static_cast<size_t>(2 * nf), 0.0);
+      double* acc = acc_buf.data();
+      for (int64_t j = j0; j < n_fft; ++j) {
+        const float* b = v.forward_basis_t.data() + j * 2 * nf;
+        const double s = seg[j - j0];
+        for (int64_t k = 0; k < 2 * nf; ++k) acc[k] += static_cast<double>(b[k]) * s;
       }
+      for (int64_t k = 0; k < nf; ++k)
+        magnitude[static_cast<size_t>((r * nf + k) * frames + f)] =
+            static_cast<float>(std::sqrt(acc[k] * acc[k] + acc[k + nf] * acc[k + nf]));
       for (int64_t i = 0; i < m; ++i) {
         double acc = 0;
         for (int64_t k = 0; k < nf; ++k)
@@ -58,7 +63,7 @@ void log_mel(const VocoderWithBwe& v, const std::vector<float>& y, int64_t rows,
         mel[static_cast<size_t>((r * m + i) * frames + f)] = std::log(std::max(static_cast<float>(acc), 1e-5f));
       }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -92,7 +97,11 @@ Vocoder Vocoder::load(const WeightLoader& root, const Json& checkpoint_config, D
   w.bwe_generator.prefix = "bwe_generator.";
   const int64_t nf = w.config.n_fft / 2 + 1;
   const WeightLoader stft = root.scope("mel_stft");
-  w.forward_basis = stft.get("stft_fn.forward_basis", {2 * nf, 1, w.config.n_fft}).to_floats();
+  const std::vector<float> basis = stft.get("stft_fn.forward_basis", {2 * nf, 1, w.config.n_fft}).to_floats();
+  w.forward_basis_t.resize(basis.size());
+  for (int64_t k = 0; k < 2 * nf; ++k)
+    for (int64_t j = 0; j < w.config.n_fft; ++j)
+      w.forward_basis_t[static_cast<size_t>(j * 2 * nf + k)] = basis[static_cast<size_t>(k * w.config.n_fft + j)];
   w.mel_basis = stft.get("mel_basis", {w.config.num_mels, nf}).to_floats();
   stft.ignore("stft_fn.inverse_basis");  // only used to resynthesise, which inference never does
   v.bwe = std::move(w);
