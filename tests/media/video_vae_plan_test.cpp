@@ -11,6 +11,8 @@
 #include <fstream>
 #include <random>
 
+#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/conv_opt.h"
 #include "graph/compile.h"
 #include "io/safetensors.h"
 #include "models/ltx/decode_memory_budget.h"
@@ -206,6 +208,20 @@ TEST(DecodePlanner, ChosenPlanRunsWithinItsPeak) {
   EXPECT_EQ(compile(g)->peak_bytes(), small.plan_peak_bytes);
   const Diff d = diff(decode_video(dec, latent, small), decode_video(dec, latent, whole));
   EXPECT_LE(d.max_abs, kChunkBound);
+}
+
+TEST(DecodePlanner, CountsWhatItsConvStepsAllocate) {
+  // A strategy's peak includes the largest conv step's own memory (cpu::opt::conv_workspace_bytes); every conv call
+  // of the decode that runs it allocates no more than that (the slab path reports what it allocated).
+  const VideoDecoder dec = load_decoder("ltx2_3_decoder");
+  const Shape shape{1, dec.config.latent_channels, 3, 8, 10};
+  const DecodeStrategy s = price_strategy(dec, shape, 1, 3, 8, 10, 0);
+  ASSERT_GT(s.conv_bytes, 0u);
+  EXPECT_EQ(s.peak_bytes(), s.plan_peak_bytes + s.output_bytes + s.staging_bytes + s.conv_bytes);
+  cpu::opt::reset_conv_workspace_peak();
+  decode_video(dec, randn(shape, 5), s);
+  EXPECT_GT(cpu::opt::conv_workspace_peak_bytes(), 0u) << "no conv ran on the slab path";
+  EXPECT_LE(cpu::opt::conv_workspace_peak_bytes(), s.conv_bytes);
 }
 
 template <typename Fn>

@@ -1,6 +1,7 @@
-// opt::try_conv (conv_opt.cpp) against the reference kernel (conv_ref.cpp), each path forced in turn (oneDNN and
-// im2col over our GEMM) and through the dispatcher: 1-D, 2-D, 3-D, strides, dilation, groups (depthwise too),
-// every pad mode, LTX's causal temporal padding (replicate k-1 frames before), bias, strided inputs, f32 and bf16.
+// opt::try_conv (conv_opt.cpp) against the reference kernel (conv_ref.cpp), each path forced in turn (oneDNN on
+// channels-last slabs, oneDNN on whole tensors, im2col over our GEMM) and through the dispatcher: 1-D, 2-D, 3-D,
+// strides, dilation, groups (depthwise too), every pad mode, LTX's causal temporal padding (replicate k-1 frames
+// before), bias, strided inputs, f32 and bf16.
 //
 // Tolerances. f32: the same f32 products summed in another order (blocked GEMM, oneDNN's brgconv) over at most
 // C/G·taps = 432 terms of |x·w| <= 1: a few ulps of the sum's magnitude, 1e-4 + 1e-4·|ref|.
@@ -137,12 +138,14 @@ TEST_P(ConvOpt, MatchesReferenceBF16) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, ConvOpt,
-                         ::testing::Values(cpu::opt::ConvPath::OneDnn, cpu::opt::ConvPath::Im2col,
-                                           cpu::opt::ConvPath::Auto),
+                         ::testing::Values(cpu::opt::ConvPath::OneDnn, cpu::opt::ConvPath::OneDnnWhole,
+                                           cpu::opt::ConvPath::Im2col, cpu::opt::ConvPath::Auto),
                          [](const auto& info) {
                            switch (info.param) {
                              case cpu::opt::ConvPath::OneDnn:
                                return std::string("OneDnn");
+                             case cpu::opt::ConvPath::OneDnnWhole:
+                               return std::string("OneDnnWhole");
                              case cpu::opt::ConvPath::Im2col:
                                return std::string("Im2col");
                              default:

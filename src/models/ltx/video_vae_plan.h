@@ -39,9 +39,10 @@ struct DecodeStrategy {
   size_t plan_peak_bytes = 0;      // Plan::peak_bytes() of the window graph
   size_t output_bytes = 0;         // the decoded video, f32
   size_t staging_bytes = 0;        // the window's inputs (latent, noise) and the tiles' 1-D blend weights
+  size_t conv_bytes = 0;           // the most a conv step allocates for itself (cpu::opt::conv_workspace_bytes)
   double work = 1.0;               // latent voxels decoded / latent voxels (recomputed context and overlap)
 
-  size_t peak_bytes() const { return plan_peak_bytes + output_bytes + staging_bytes; }
+  size_t peak_bytes() const { return plan_peak_bytes + output_bytes + staging_bytes + conv_bytes; }
   bool splits_batch(int64_t batch) const { return batch_per_run < batch; }
   std::string describe() const;
 };
