@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "gemma_paths.h"
@@ -112,6 +113,43 @@ TEST(Gemma3Tokenizer, MatchesTransformersOnTheGoldenStrings) {
   const std::string gguf = testing::real_gguf_path();
   if (gguf.empty()) GTEST_SKIP() << testing::kSkipNoGguf;
   expect_matches_golden_strings(Tokenizer::from_gguf(gguf));
+}
+
+// The BPE derives each GGUF merge it asks for (derived_merge) instead of listing them all at load: on the whole
+// 262k vocabulary it must give every merge of transformers' generate_merges list with its rank and merged id, and
+// no pair outside the list (checked on the list's neighbours and on random pairs).
+TEST(Gemma3Tokenizer, DerivedGgufMergesEqualTheFullList) {
+  const std::string gguf = testing::real_gguf_path();
+  if (gguf.empty()) GTEST_SKIP() << testing::kSkipNoGguf;
+  const Tokenizer t = Tokenizer::from_gguf(gguf);
+  const auto listed = t.list_gguf_merges_for_testing();
+  ASSERT_GT(listed.size(), 100000u);
+  std::unordered_map<uint64_t, std::pair<uint64_t, int32_t>> by_pair(listed.begin(), listed.end());
+  ASSERT_EQ(by_pair.size(), listed.size()) << "a pair listed twice";
+  size_t wrong = 0, extra = 0, checked = 0;
+  const auto check_absent = [&](int64_t l, int64_t r) {
+    if (l < 0 || r < 0 || l >= t.vocab_size() || r >= t.vocab_size()) return;
+    const uint64_t key = (static_cast<uint64_t>(l) << 32) | static_cast<uint64_t>(r);
+    const auto derived = t.merge_for_testing(static_cast<int32_t>(l), static_cast<int32_t>(r));
+    const auto it = by_pair.find(key);
+    extra += derived.has_value() != (it != by_pair.end()) || (derived && *derived != it->second);
+    ++checked;
+  };
+  for (const auto& [key, merge] : listed) {
+    const auto l = static_cast<int32_t>(key >> 32), r = static_cast<int32_t>(key & 0xffffffffu);
+    const auto derived = t.merge_for_testing(l, r);
+    if (!derived || *derived != merge) ++wrong;
+    check_absent(l, r + 1);
+    check_absent(l + 1, r);
+  }
+  uint64_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    check_absent(static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(t.vocab_size())),
+                 static_cast<int64_t>((state >> 13) % 4096));  // short pieces sit at low ids: pairs that could merge
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << listed.size() << " listed merges";
+  EXPECT_EQ(extra, 0u) << "of " << checked << " other pairs";
 }
 
 // The same vocabulary as a Hugging Face tokenizer.json (e.g. that tokenizer's save_pretrained), when provided.

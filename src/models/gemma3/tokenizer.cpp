@@ -201,31 +201,7 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
   t.vocab_.reserve(t.pieces_.size());
   for (size_t i = 0; i < t.pieces_.size(); ++i) t.vocab_[t.pieces_[i]] = static_cast<int32_t>(i);
 
-  // generate_merges: each split (l, r) of a piece with both halves in the vocabulary, ranked by the merged
-  // piece's (last) position, then longer l first. This visits every split of 262k pieces at load: the halves are
-  // looked up in a flat table by a hash that grows one character at a time along the prefix.
-  const PieceTable table(t.pieces_);
-  t.merges_.reserve(t.pieces_.size() * 2);
-  for (size_t i = 0; i < t.pieces_.size(); ++i) {
-    const std::string_view piece = t.pieces_[i];
-    const auto id = static_cast<int32_t>(i);
-    if (piece.empty() || table.find(piece, PieceTable::hash(piece)) != id) continue;  // a repeated piece: last id
-    uint64_t k = 0;                                                                   // split after the k-th character
-    uint64_t prefix_hash = PieceTable::kSeed;
-    for (size_t start = 0, offset = utf8_len(piece, 0); offset < piece.size();
-         start = offset, offset += utf8_len(piece, offset)) {
-      ++k;
-      prefix_hash = PieceTable::extend(prefix_hash, piece.substr(start, offset - start));
-      const int32_t l = table.find(piece.substr(0, offset), prefix_hash);
-      if (l < 0) continue;
-      const std::string_view rest = piece.substr(offset);
-      const int32_t r = table.find(rest, PieceTable::hash(rest));
-      if (r < 0) continue;
-      const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
-      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
-      t.merges_[key] = Merge{rank, id};
-    }
-  }
+  t.derive_merges_ = true;
   t.build_byte_ids();
   // add_gguf_special_tokens: control tokens always; user-defined ones when their (stored) spelling is a piece.
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -244,6 +220,74 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
 }
 
 Tokenizer Tokenizer::from_gguf(const std::string& path) { return from_gguf(GGUFFile::open(path)); }
+
+// generate_merges' rule for one pair: (l, r) is a merge when l and r are each the last id of their piece (the
+// table transformers looks halves up in keeps the last), l + r is a piece, whose last id m is the merged token,
+// and the split falls after l's k-th character of it; rank: m first, then longer l first.
+std::optional<Tokenizer::Merge> Tokenizer::derived_merge(int32_t l, int32_t r) const {
+  const auto n = static_cast<int32_t>(pieces_.size());
+  if (l < 0 || r < 0 || l >= n || r >= n) return std::nullopt;
+  const std::string& left = pieces_[static_cast<size_t>(l)];
+  const std::string& right = pieces_[static_cast<size_t>(r)];
+  if (left.empty() || right.empty()) return std::nullopt;
+  const auto canonical = [&](const std::string& piece, int32_t id) {
+    const auto it = vocab_.find(piece);
+    return it != vocab_.end() && it->second == id;
+  };
+  if (!canonical(left, l) || !canonical(right, r)) return std::nullopt;
+  const std::string merged = left + right;
+  const auto it = vocab_.find(merged);
+  if (it == vocab_.end()) return std::nullopt;
+  uint64_t k = 0;
+  size_t offset = 0;
+  while (offset < left.size()) {
+    offset += utf8_len(merged, offset);
+    ++k;
+  }
+  if (offset != left.size()) return std::nullopt;  // l ends inside a character of the merged piece
+  const auto m = static_cast<uint64_t>(it->second);
+  return Merge{(m << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF)), it->second};
+}
+
+std::optional<Tokenizer::Merge> Tokenizer::merge_of(int32_t l, int32_t r) const {
+  if (derive_merges_) return derived_merge(l, r);
+  const auto it = merges_.find((static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r));
+  return it == merges_.end() ? std::nullopt : std::optional<Merge>(it->second);
+}
+
+std::optional<std::pair<uint64_t, int32_t>> Tokenizer::merge_for_testing(int32_t l, int32_t r) const {
+  const auto m = merge_of(l, r);
+  return m ? std::optional<std::pair<uint64_t, int32_t>>({m->rank, m->id}) : std::nullopt;
+}
+
+// generate_merges as transformers runs it: each split (l, r) of a piece with both halves in the vocabulary, ranked
+// by the merged piece's (last) position, then longer l first; the halves are looked up in a flat table by a hash
+// that grows one character at a time along the prefix.
+std::vector<std::pair<uint64_t, std::pair<uint64_t, int32_t>>> Tokenizer::list_gguf_merges_for_testing() const {
+  std::vector<std::pair<uint64_t, std::pair<uint64_t, int32_t>>> out;
+  const PieceTable table(pieces_);
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const std::string_view piece = pieces_[i];
+    const auto id = static_cast<int32_t>(i);
+    if (piece.empty() || table.find(piece, PieceTable::hash(piece)) != id) continue;  // a repeated piece: last id
+    uint64_t k = 0;                                                                   // split after the k-th character
+    uint64_t prefix_hash = PieceTable::kSeed;
+    for (size_t start = 0, offset = utf8_len(piece, 0); offset < piece.size();
+         start = offset, offset += utf8_len(piece, offset)) {
+      ++k;
+      prefix_hash = PieceTable::extend(prefix_hash, piece.substr(start, offset - start));
+      const int32_t l = table.find(piece.substr(0, offset), prefix_hash);
+      if (l < 0) continue;
+      const std::string_view rest = piece.substr(offset);
+      const int32_t r = table.find(rest, PieceTable::hash(rest));
+      if (r < 0) continue;
+      const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
+      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
+      out.push_back({key, {rank, id}});
+    }
+  }
+  return out;
+}
 
 Tokenizer Tokenizer::from_hf_json(const std::string& path) {
   std::ifstream in(path);
@@ -348,30 +392,27 @@ void Tokenizer::bpe(std::string_view text, std::vector<int32_t>& out) const {
     int32_t id;
     bool operator>(const Cand& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
   };
-  const auto lookup = [&](int32_t a, int32_t b) -> const Merge* {
-    const auto it = merges_.find((static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b));
-    return it == merges_.end() ? nullptr : &it->second;
-  };
+  const auto lookup = [&](int32_t a, int32_t b) { return merge_of(a, b); };
   std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
   for (int32_t i = 0; i + 1 < static_cast<int32_t>(syms.size()); ++i)
-    if (const Merge* mg = lookup(syms[i].id, syms[i + 1].id)) heap.push({mg->rank, i, mg->id});
+    if (const auto mg = lookup(syms[i].id, syms[i + 1].id)) heap.push({mg->rank, i, mg->id});
   while (!heap.empty()) {
     const Cand c = heap.top();
     heap.pop();
     Sym& left = syms[static_cast<size_t>(c.pos)];
     if (!left.alive || left.next < 0) continue;
     Sym& right = syms[static_cast<size_t>(left.next)];
-    const Merge* mg = lookup(left.id, right.id);
+    const auto mg = lookup(left.id, right.id);
     if (!mg || mg->id != c.id) continue;  // stale: a side was merged since
     left.id = c.id;
     right.alive = false;
     left.next = right.next;
     if (right.next >= 0) syms[static_cast<size_t>(right.next)].prev = c.pos;
     if (left.prev >= 0)
-      if (const Merge* p = lookup(syms[static_cast<size_t>(left.prev)].id, left.id))
+      if (const auto p = lookup(syms[static_cast<size_t>(left.prev)].id, left.id))
         heap.push({p->rank, left.prev, p->id});
     if (left.next >= 0)
-      if (const Merge* n = lookup(left.id, syms[static_cast<size_t>(left.next)].id)) heap.push({n->rank, c.pos, n->id});
+      if (const auto n = lookup(left.id, syms[static_cast<size_t>(left.next)].id)) heap.push({n->rank, c.pos, n->id});
   }
   for (int32_t i = 0; i >= 0; i = syms[static_cast<size_t>(i)].next) out.push_back(syms[static_cast<size_t>(i)].id);
 }
