@@ -128,6 +128,12 @@ std::string default_model_cache_dir() {
   return env("HOME") + "/.cache/ltx";
 }
 
+std::string prepared_cache_dir() {
+  if (env("LTX_PREPARED_CACHE") == "0") return "";
+  if (env("LTX_CACHE_DIR").empty() && env("XDG_CACHE_HOME").empty() && env("HOME").empty()) return "";
+  return default_model_cache_dir();
+}
+
 void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t gemma_states) {
   const Json config = Json::parse(default_model_config_json());
   auto source = std::make_shared<InventedWeights>(

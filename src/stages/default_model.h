@@ -36,6 +36,10 @@ const char* default_text_encoder_missing_message();
 // $LTX_CACHE_DIR, else $XDG_CACHE_HOME/ltx, else ~/.cache/ltx.
 std::string default_model_cache_dir();
 
+// Where prepared weights are kept between processes (a GGUF text encoder's decoded matrices): the same folder,
+// or empty (no cache) when LTX_PREPARED_CACHE=0 or no folder can be named.
+std::string prepared_cache_dir();
+
 // Writes the tiny checkpoint, for a Gemma with `gemma_hidden` hidden size and `gemma_states` hidden states
 // (layers + 1; 640 and 19 for the 270M), to `path` atomically. Same arguments, same bytes.
 void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t gemma_states);

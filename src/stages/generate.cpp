@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/cpu_time.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "io/mp4_writer.h"
@@ -18,6 +19,7 @@
 #include "models/ltx/dit_checkpoint.h"
 #include "pipeline/schedule.h"
 #include "stages/av_models.h"
+#include "stages/default_model.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
 #include "stages/sidecar.h"
@@ -44,10 +46,12 @@ class StageClock {
     if (progress_) progress_->begin(stage);
     stage_ = stage;
     t0_ = std::chrono::steady_clock::now();
+    cpu0_ = process_cpu_seconds();
   }
   void stop() {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     report_.stage_seconds.emplace_back(stage_, s);
+    report_.stage_cpu_seconds.emplace_back(stage_, process_cpu_seconds() - cpu0_);
     if (progress_) progress_->end();
   }
 
@@ -56,6 +60,7 @@ class StageClock {
   ProgressReporter* progress_;
   std::string stage_;
   std::chrono::steady_clock::time_point t0_;
+  double cpu0_ = 0.0;
 };
 
 std::string cache_key(const GenerateRequest& r) {
@@ -290,7 +295,8 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
     }
     if (r.two_stage) m.upsampler = load_upsampler(open_safetensors(r.upsampler), r.compute);
     if (!r.text_encoder.empty())
-      m.encoder = PromptEncoder::load(r.text_encoder, m.checkpoint, m.models->config.at("transformer"), r.compute);
+      m.encoder = PromptEncoder::load(r.text_encoder, m.checkpoint, m.models->config.at("transformer"), r.compute,
+                                      prepared_cache_dir());
     m.key = cache_key(r);
     clock.stop();
   }

@@ -66,6 +66,7 @@ struct GenerateReport {
   int64_t frames = 0, height = 0, width = 0;
   int64_t audio_sample_rate = 0, audio_samples = 0;
   std::vector<std::pair<std::string, double>> stage_seconds;
+  std::vector<std::pair<std::string, double>> stage_cpu_seconds;  // process CPU time (all threads) per stage
   // The settings after the model's defaults were applied (for the sidecar).
   std::string model_version, negative_prompt;
   int steps = 0;

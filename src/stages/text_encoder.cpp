@@ -13,10 +13,12 @@ bool is_gguf(const std::string& path) { return path.size() > 5 && path.substr(pa
 
 std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
-                                                   const Json& tc, DType compute, int64_t max_length) {
+                                                   const Json& tc, DType compute, const std::string& cache_dir,
+                                                   int64_t max_length) {
   gemma3::Tokenizer tok =
       is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
-  std::unique_ptr<PromptEncoder> e(new PromptEncoder(std::move(tok), gemma3::Model::load(gemma_path, compute)));
+  std::unique_ptr<PromptEncoder> e(
+      new PromptEncoder(std::move(tok), gemma3::Model::load(gemma_path, compute, cache_dir)));
   e->max_length_ = max_length;
   e->load_conditioning(checkpoint, tc, compute);
   return e;

@@ -31,9 +31,12 @@ class PromptEncoder {
  public:
   // gemma_path: a Gemma-3 GGUF file or Hugging Face folder; checkpoint: the LTX single file whose `config`
   // ("transformer" dict) configures the feature extractor and connectors.
+  // `cache_dir` (empty: none): where a GGUF's decoded layer matrices are kept between processes
+  // (gemma3/decoded_cache.h).
   static std::unique_ptr<PromptEncoder> load(const std::string& gemma_path,
                                              const std::shared_ptr<const WeightSource>& checkpoint,
-                                             const Json& transformer_config, DType compute, int64_t max_length = 1024);
+                                             const Json& transformer_config, DType compute,
+                                             const std::string& cache_dir = "", int64_t max_length = 1024);
   // Without a tokenizer: for callers holding token ids (tests); encode() then throws.
   static std::unique_ptr<PromptEncoder> from_model(gemma3::Model model,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,

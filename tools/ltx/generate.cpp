@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/cpu_time.h"
 #include "core/error.h"
 #include "io/json.h"
 #include "models/ltx/decode_memory_budget.h"
@@ -226,6 +227,7 @@ int generate(Args args) {
     progress = std::make_unique<stages::TextProgress>(stderr, isatty(fileno(stderr)) != 0);
 
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_seconds();
   stages::DefaultModelFile model_file;
   if (stages::use_default_model_when_unnamed(r, given, &model_file)) {
     progress->note(model_file.made ? "made the embedded default model " + model_file.path
@@ -233,16 +235,21 @@ int generate(Args args) {
     progress->note("(tiny and untrained: the output is noise-like; it shows the whole pipeline running)");
   }
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double setup_cpu_s = process_cpu_seconds() - cpu0;
 
   stages::ModelCache cache;
   for (int64_t run = 0; run < repeat; ++run) {
     const auto t_run = std::chrono::steady_clock::now();
+    const double cpu_run = process_cpu_seconds();
     const stages::GenerateReport rep = stages::generate(r, progress.get(), &cache);
     const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
+    const double run_cpu_s = process_cpu_seconds() - cpu_run;
     if (quiet) continue;
     if (json) {
       Json stages = Json::object();
       for (const auto& [stage, s] : rep.stage_seconds) stages[stage] = s;
+      Json stages_cpu = Json::object();
+      for (const auto& [stage, s] : rep.stage_cpu_seconds) stages_cpu[stage] = s;
       std::printf("%s\n", Json{{"event", "done"},
                                {"run", run + 1},
                                {"outputs", rep.written},
@@ -253,7 +260,10 @@ int generate(Args args) {
                                {"audio_sample_rate", rep.audio_sample_rate},
                                {"seconds", run_s},
                                {"setup_seconds", setup_s},
-                               {"stage_seconds", stages}}
+                               {"stage_seconds", stages},
+                               {"cpu_seconds", run_cpu_s},  // process CPU time, all threads
+                               {"setup_cpu_seconds", setup_cpu_s},
+                               {"stage_cpu_seconds", stages_cpu}}
                               .dump()
                               .c_str());
       continue;

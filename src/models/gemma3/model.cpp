@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "io/gguf.h"
+#include "models/gemma3/decoded_cache.h"
 #include "nn/weight_source.h"
 
 namespace ltx::gemma3 {
@@ -140,16 +141,20 @@ Model Model::from_hf(const std::string& config_json, const std::string& weights_
   return Model(std::move(c), std::move(w), compute);
 }
 
-Model Model::from_gguf(const std::string& path, DType compute) {
+Model Model::from_gguf(const std::string& path, DType compute, const std::string& cache_dir) {
   Config c = Config::from_gguf(GGUFFile::open(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
-  dequantize_layer_matrices(w, compute == DType::BF16 ? DType::BF16 : DType::F32, kDequantizeBudgetBytes);
+  const DType to = compute == DType::BF16 ? DType::BF16 : DType::F32;
+  if (cache_dir.empty())
+    dequantize_layer_matrices(w, to, kDequantizeBudgetBytes);
+  else
+    dequantize_layer_matrices_cached(w, to, kDequantizeBudgetBytes, path, decoded_cache_path(cache_dir, path, to));
   return Model(std::move(c), std::move(w), compute);
 }
 
-Model Model::load(const std::string& path, DType compute) {
+Model Model::load(const std::string& path, DType compute, const std::string& cache_dir) {
   namespace fs = std::filesystem;
-  if (fs::path(path).extension() == ".gguf") return from_gguf(path, compute);
+  if (fs::path(path).extension() == ".gguf") return from_gguf(path, compute, cache_dir);
   LTX_CHECK(fs::is_directory(path), "gemma3", path, ": expected a .gguf file or a Hugging Face folder");
   return from_hf((fs::path(path) / "config.json").string(), path, compute);
 }

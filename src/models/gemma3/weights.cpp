@@ -82,13 +82,21 @@ class GgufAsHf : public WeightSource {
   std::map<std::string, std::string> empty_;
 };
 
-// A block-quantized [N, K] matrix decoded to f32, then rounded to bf16 (round-to-nearest-even, as Tensor::to) when
-// `to` is bf16; rows split across the pool. The f32 values are exactly those the matmul would decode tile by tile.
-Tensor dequantized(const Tensor& q, DType to) {
+}  // namespace
+
+Tensor dequantize_matrix(const Tensor& q, DType to) {
+  Tensor out = Tensor::empty(to, {q.dim(0), q.dim(1)});
+  dequantize_matrix_into(q, out);
+  return out;
+}
+
+void dequantize_matrix_into(const Tensor& q, const Tensor& out) {
   const int64_t rows = q.dim(0), cols = q.dim(1);
+  const DType to = out.dtype();
+  LTX_CHECK(out.shape() == Shape({rows, cols}) && out.is_contiguous() && (to == DType::F32 || to == DType::BF16),
+            "gemma3", "decoding ", q.describe(), " into ", out.describe());
   const int64_t row_bytes = q.strides()[0] / static_cast<int64_t>(dtype_block_elems(q.dtype())) *
                             static_cast<int64_t>(dtype_block_bytes(q.dtype()));
-  Tensor out = Tensor::empty(to, {rows, cols});
   parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
     std::vector<float> line(to == DType::F32 ? 0 : static_cast<size_t>(cols));
     for (int64_t r = r0; r < r1; ++r) {
@@ -102,12 +110,9 @@ Tensor dequantized(const Tensor& q, DType to) {
       for (int64_t c = 0; c < cols; ++c) dst[c] = f32_to_bf16(line[static_cast<size_t>(c)]);
     }
   });
-  return out;
 }
 
-}  // namespace
-
-void dequantize_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
+std::vector<nn::Linear*> quantized_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
   std::vector<nn::Linear*> quantized;
   int64_t bytes = 0;
   for (LayerWeights& l : w.layers)
@@ -118,8 +123,12 @@ void dequantize_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
       }
   LTX_CHECK(to == DType::F32 || to == DType::BF16, "gemma3", "quantized matrices decode to f32 or bf16, not ",
             dtype_name(to));
-  if (quantized.empty() || bytes > budget_bytes) return;
-  for (nn::Linear* m : quantized) m->weight = dequantized(m->weight, to);
+  if (bytes > budget_bytes) quantized.clear();
+  return quantized;
+}
+
+void dequantize_layer_matrices(Weights& w, DType to, int64_t budget_bytes) {
+  for (nn::Linear* m : quantized_layer_matrices(w, to, budget_bytes)) m->weight = dequantize_matrix(m->weight, to);
 }
 
 std::shared_ptr<WeightSource> open_gguf_as_hf(const std::string& path) { return std::make_shared<GgufAsHf>(path); }

@@ -37,6 +37,14 @@ struct Weights {
 // (270M: 0.4 GB in f32) skip the per-call decode, which dominates at prompt lengths. The embedding table stays
 // quantized (a prompt gathers only its own rows).
 void dequantize_layer_matrices(Weights& weights, DType to, int64_t budget_bytes);
+// The layer matrices dequantize_layer_matrices decodes (layer by layer: q, k, v, o, gate, up, down): the quantized
+// ones, or none when their decoded size exceeds budget_bytes. `to` must be f32 or bf16.
+std::vector<nn::Linear*> quantized_layer_matrices(Weights& weights, DType to, int64_t budget_bytes);
+// A block-quantized [N, K] matrix decoded to f32, then rounded to bf16 (round-to-nearest-even, as Tensor::to) when
+// `to` is bf16; rows split across the pool. The f32 values are exactly those the matmul would decode tile by tile.
+Tensor dequantize_matrix(const Tensor& quantized, DType to);
+// The same into `out` (contiguous, f32 or bf16, the matrix's shape).
+void dequantize_matrix_into(const Tensor& quantized, const Tensor& out);
 
 // A GGUF file's tensors under HF names ("model.layers.3.self_attn.q_proj.weight"); tensors with no HF
 // counterpart keep their GGUF name so the loader reports them. Quantized tensors (Q5_0, Q4_K, ...) stay as stored.
