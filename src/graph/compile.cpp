@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "graph/arena_memory.h"
 #include "graph/memory_plan.h"
 
 namespace ltx {
@@ -283,7 +284,7 @@ class PlanBuilder {
     }
     plan_->stats_.arena_bytes = layout.total;
     plan_->stats_.naive_bytes = naive;
-    if (opt_.allocate) plan_->arena_ = Storage::allocate(std::max<size_t>(layout.total, 1));
+    if (opt_.allocate) plan_->arena_ = allocate_arena(layout.total);  // arena_memory.cpp: large ones in huge pages
   }
 
   void bind_views() {
