@@ -284,7 +284,7 @@ class PlanBuilder {
     }
     plan_->stats_.arena_bytes = layout.total;
     plan_->stats_.naive_bytes = naive;
-    if (opt_.allocate) plan_->arena_ = allocate_arena(layout.total);  // arena_memory.cpp: large ones in huge pages
+    if (opt_.allocate) plan_->arena_ = allocate_arena(layout.total);  // arena_memory.cpp: large ones mmap-ed, zero
   }
 
   void bind_views() {
