@@ -1,5 +1,7 @@
 #include "stages/text_encoder.h"
 
+#include <future>
+
 #include "core/error.h"
 #include "graph/compile.h"
 #include "models/ltx/taps.h"
@@ -15,10 +17,13 @@ std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
                                                    const Json& tc, DType compute, const std::string& cache_dir,
                                                    int64_t max_length) {
-  gemma3::Tokenizer tok =
-      is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
-  std::unique_ptr<PromptEncoder> e(
-      new PromptEncoder(std::move(tok), gemma3::Model::load(gemma_path, compute, cache_dir)));
+  // The tokenizer (one thread, ~0.1 s for a 262k GGUF vocabulary) is built beside the model's load, which is
+  // mostly mapping and hashing on the pool: on the first generation the two overlap.
+  std::future<gemma3::Tokenizer> tok = std::async(std::launch::async, [&gemma_path] {
+    return is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
+  });
+  gemma3::Model model = gemma3::Model::load(gemma_path, compute, cache_dir);
+  std::unique_ptr<PromptEncoder> e(new PromptEncoder(tok.get(), std::move(model)));
   e->max_length_ = max_length;
   e->load_conditioning(checkpoint, tc, compute);
   return e;
@@ -60,48 +65,39 @@ PromptContexts PromptEncoder::encode(const std::vector<std::string>& prompts, bo
   return encode_ids(batch.ids, batch.mask, keep_hidden_states);
 }
 
-const std::vector<Tensor>& PromptEncoder::pad_states(const std::vector<Tensor>& real) {
-  const int64_t b = real[0].dim(0), keep = real[0].dim(1), d = real[0].dim(2), t = max_length_;
+const Tensor& PromptEncoder::stack_states(const std::vector<Tensor>& states) {
+  const int64_t b = states[0].dim(0), keep = states[0].dim(1), d = states[0].dim(2), t = max_length_;
+  const auto l = static_cast<int64_t>(states.size());
   LTX_CHECK(keep <= t, "text encoder", "Gemma returned ", keep, " columns, more than max_length ", t);
-  const Shape shape{b, t, d};
-  if (padded_.size() != real.size() || padded_[0].shape() != shape) {
-    padded_.clear();
-    for (size_t i = 0; i < real.size(); ++i) padded_.push_back(Tensor::empty(DType::F32, shape));  // zero-filled
+  const Shape shape{b, t, l, d};
+  if (stacked_.shape() != shape) {
+    stacked_ = Tensor::empty(DType::F32, shape);  // zero-filled
     padded_tail_ = 0;
   }
-  for (size_t i = 0; i < real.size(); ++i) {
-    Tensor& p = padded_[i];
-    if (padded_tail_ > keep) {  // columns the last call wrote that are pads now
-      Tensor stale = p.slice(1, t - padded_tail_, t - keep);
-      stale.copy_from(Tensor::empty(DType::F32, stale.shape()));
-    }
-    p.slice(1, t - keep, t).copy_from(real[i]);
+  if (padded_tail_ > keep) {  // columns the last call wrote that are pads now
+    Tensor stale = stacked_.slice(1, t - padded_tail_, t - keep);
+    stale.copy_from(Tensor::empty(DType::F32, stale.shape()));
   }
+  for (int64_t i = 0; i < l; ++i)
+    stacked_.slice(1, t - keep, t)
+        .slice(2, i, i + 1)
+        .copy_from(states[static_cast<size_t>(i)].contiguous().reshape({b, keep, 1, d}));
   padded_tail_ = keep;
-  return padded_;
+  return stacked_;
 }
 
 PromptContexts PromptEncoder::encode_ids(const Tensor& ids, const Tensor& mask, bool keep_hidden_states,
                                          bool real_tokens) {
   LTX_CHECK(ids.rank() == 2 && ids.dim(1) == max_length_ && mask.shape() == ids.shape(), "text encoder", "ids ",
             ids.describe(), " and mask ", mask.describe(), " must be [B, ", max_length_, "]");
-  gemma3::Output states;
-  std::vector<Tensor> hidden_in;  // [B, max_length, D] each
-  if (real_tokens) {
-    states = model_.forward_real_tokens(ids, mask);
-    hidden_in = pad_states(states.hidden_states);
-  } else {
-    states = model_.forward_padded(ids, mask);
-    for (const Tensor& h : states.hidden_states) hidden_in.push_back(h.contiguous());
-  }
+  const gemma3::Output states = real_tokens ? model_.forward_real_tokens(ids, mask) : model_.forward_padded(ids, mask);
+  const Tensor& stacked = stack_states(states.hidden_states);
   Graph g;
   ltxm::Feed feed;
   ltxm::Taps taps;
-  std::vector<Value> hidden;
-  for (size_t i = 0; i < hidden_in.size(); ++i)
-    hidden.push_back(feed.add(g, "hidden_states." + std::to_string(i), hidden_in[i]));
+  const Value hidden = feed.add(g, "hidden_states", stacked);
   const Value mask_v = feed.add(g, "attention_mask", mask.to(DType::F32));
-  const ltxm::FeatureExtractor::Out f = features_(hidden, mask_v, taps);
+  const ltxm::FeatureExtractor::Out f = features_.stacked(hidden, mask_v, taps);
   const int64_t b = ids.dim(0), t = ids.dim(1);
   auto connect = [&](const ltxm::EmbeddingsConnector& c, Value x, const std::string& name) {
     const nn::RopeTables rope = c.rope_tables(b, t);
@@ -115,8 +111,9 @@ PromptContexts PromptEncoder::encode_ids(const Tensor& ids, const Tensor& mask, 
   Plan& plan = plans_.get(g);  // one shape, [B, max_length]: compiled on the first prompt only
   const auto out = plan.run(std::span<const Tensor>(feed.tensors));
   PromptContexts contexts{out[0].clone(), out[1].clone(), {}};  // copies: the plan rewrites its outputs
-  if (keep_hidden_states)  // copies: the padded buffers are rewritten by the next call
-    for (const Tensor& h : hidden_in) contexts.hidden_states.push_back(h.clone());
+  if (keep_hidden_states)  // [B, max_length, D] copies: the stacked buffer is rewritten by the next call
+    for (int64_t i = 0; i < stacked.dim(2); ++i)
+      contexts.hidden_states.push_back(stacked.slice(2, i, i + 1).contiguous().reshape({b, t, stacked.dim(3)}));
   return contexts;
 }
 

@@ -60,9 +60,10 @@ class PromptEncoder {
   PromptEncoder(std::optional<gemma3::Tokenizer> tokenizer, gemma3::Model model)
       : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
   void load_conditioning(const std::shared_ptr<const WeightSource>& checkpoint, const Json& tc, DType compute);
-  // The real-token hidden states [B, T', D] written into the last T' columns of zero-padded [B, max_length, D]
-  // buffers reused across calls; only the columns the previous call wrote and this one does not are re-zeroed.
-  const std::vector<Tensor>& pad_states(const std::vector<Tensor>& real);
+  // The hidden states [B, T', D] (L of them) written into the last T' columns of one zero-padded stacked buffer
+  // [B, max_length, L, D] (the feature extractor's input, so its plan concatenates nothing) reused across calls;
+  // only the columns the previous call wrote and this one does not are re-zeroed.
+  const Tensor& stack_states(const std::vector<Tensor>& states);
 
   std::optional<gemma3::Tokenizer> tokenizer_;
   gemma3::Model model_;
@@ -70,8 +71,8 @@ class PromptEncoder {
   std::unique_ptr<ltxm::EmbeddingsConnector> video_, audio_;
   int64_t max_length_ = 1024;
   PlanCache plans_;
-  std::vector<Tensor> padded_;  // [B, max_length, D] f32 per hidden state
-  int64_t padded_tail_ = 0;     // columns [max_length - padded_tail_, max_length) may be nonzero
+  Tensor stacked_;           // [B, max_length, L, D] f32
+  int64_t padded_tail_ = 0;  // columns [max_length - padded_tail_, max_length) may be nonzero
 };
 
 }  // namespace ltx::stages

@@ -184,15 +184,17 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
   // Whitespace-only tokens containing a space are stored with real spaces; the BPE sees "▁" (gemma_tokenizer).
   t.pieces_.reserve(tokens.size());
   for (const std::string& tok : tokens) {
-    const auto chars = utf8_chars(tok);
-    bool all_space = !chars.empty(), has_space = false;
-    for (std::string_view ch : chars) {
-      all_space = all_space && is_python_space(utf8_decode(ch, 0, ch.size()));
-      has_space = has_space || ch == " ";
+    bool all_space = !tok.empty(), has_space = false;
+    size_t n_chars = 0;
+    for (size_t i = 0; i < tok.size() && all_space; ++n_chars) {
+      const size_t n = utf8_len(tok, i);
+      all_space = is_python_space(utf8_decode(tok, i, n));
+      has_space = has_space || (n == 1 && tok[i] == ' ');
+      i += n;
     }
     if (has_space && all_space) {
       std::string marks;
-      for (size_t k = 0; k < chars.size(); ++k) marks += kSpaceMark;
+      for (size_t k = 0; k < n_chars; ++k) marks += kSpaceMark;
       t.pieces_.push_back(std::move(marks));
     } else {
       t.pieces_.push_back(tok);

@@ -61,11 +61,17 @@ FeatureExtractor FeatureExtractor::load(const WeightLoader& root, const nlohmann
 FeatureExtractor::Out FeatureExtractor::operator()(std::span<const Value> states, Value mask, Taps& taps) const {
   LTX_CHECK(static_cast<int64_t>(states.size()) == n_states, "ltx.text", "feature extractor expects ", n_states,
             " hidden states, got ", states.size());
-  const int64_t b = states[0].dim(0), t = states[0].dim(1), d = hidden, l = n_states;
+  const int64_t b = states[0].dim(0), t = states[0].dim(1), d = hidden;
   // E: [B, T, L, D], the layer axis before the hidden axis so the per-layer norms reduce the last axis.
   std::vector<Value> rows;
   for (const Value& s : states) rows.push_back(ops::reshape(s, {b, t, 1, d}));
-  const Value e = ops::concat(rows, 2);
+  return stacked(ops::concat(rows, 2), mask, taps);
+}
+
+FeatureExtractor::Out FeatureExtractor::stacked(Value e, Value mask, Taps& taps) const {
+  LTX_CHECK(e.rank() == 4 && e.dim(2) == n_states && e.dim(3) == hidden, "ltx.text",
+            "feature extractor expects stacked hidden states [B, T, ", n_states, ", ", hidden, "]");
+  const int64_t b = e.dim(0), t = e.dim(1), d = hidden, l = n_states;
   const Value m4 = ops::reshape(mask, {b, t, 1, 1});
   Value normed;  // [B, T, L, D]
   if (version == FeatureExtractorVersion::V1) {

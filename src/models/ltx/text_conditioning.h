@@ -38,6 +38,8 @@ struct FeatureExtractor {
   };
   // states: L values [B, T, hidden]; mask: [B, T] f32 (1 real, 0 pad).
   Out operator()(std::span<const Value> states, Value mask, Taps& taps) const;
+  // The same from the states already stacked as E [B, T, L, hidden] (E[:, :, l] = states[l]): no concat.
+  Out stacked(Value e, Value mask, Taps& taps) const;
 };
 
 struct ConnectorConfig {
