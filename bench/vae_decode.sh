@@ -10,7 +10,7 @@
 #   bench/vae_decode.sh [DIR]     DIR (default /tmp/ltx_vae_decode) receives the ~1.1 GB weights on first use
 # Environment: PYTHON (the reference venv's python; default .venv/bin/python), LTX (default build/ltx), REPS (calls
 # per side, median; default 1, no warm-up: one video decode is minutes on 2 cores), THREADS (both sides; default 2),
-# BUDGET (default 160M: activations + output + staging of the budgeted decode), PARTS (default "vocoder video"; e.g.
+# BUDGET (default 160M: activations + output + staging + conv workspace of the budgeted decode), PARTS (default "vocoder video"; e.g.
 # PARTS=vocoder runs and prints only the vocoder rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +75,6 @@ echo
 echo "Budgeted decode: ${ob[strategy]}."
 echo "Its peak RSS above the process baseline and the weights: $(above_weights "${ob[peak_rss_kb]}" "${ob[baseline_rss_kb]}" "${ob[weights_bytes]}") GB against the budget"
 echo "$(gb "${ob[budget_bytes]}") GB. The budget covers the decode's activations, output and staging (Plan::peak_bytes() and"
-echo "the copies around it); the weights are resident already; oneDNN's per-call reorders (input and output in its"
-echo "blocked layout, each conv's weights) and the padding copy are not counted."
+echo "the copies around it) and the largest conv step's own slabs, weight chunk and scratchpad (conv_workspace_bytes);"
+echo "the weights are resident already and not counted; code, oneDNN's primitives and the allocator's slack are not either."
 echo "Targets (issue 6): ours/PyTorch time < 1 and our peak RSS below PyTorch's on both parts; budgeted peak within budget."
