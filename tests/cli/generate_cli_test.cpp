@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/json.h"
 #include "run_ltx.h"
@@ -90,6 +93,7 @@ TEST(GenerateCli, DefaultModelMadeOnceAndReportsJsonProgress) {
       "generate --prompt \"a red fox\" --frames 9 --width 64 --height 64 --steps 2 --progress json "
       "--output " +
       (dir / "fox.mp4").string();
+  std::vector<std::pair<std::string, fs::file_time_type>> times;  // the cache files after the first run
   for (const bool first : {true, false}) {
     const CliRun run = run_ltx(args);
     ASSERT_EQ(run.code, 0) << run.output;
@@ -108,8 +112,19 @@ TEST(GenerateCli, DefaultModelMadeOnceAndReportsJsonProgress) {
     EXPECT_EQ(denoise_steps, 2);
     EXPECT_EQ(notes_made, first ? 1 : 0);  // made on the first run, found in the cache on the second
     EXPECT_EQ(done, 1);
+    if (first)
+      for (const auto& e : fs::directory_iterator(dir / "cache"))
+        times.emplace_back(e.path().filename().string(), fs::last_write_time(e.path()));
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "cache"), fs::directory_iterator()), 1);
+  // The cache folder: the tiny checkpoint and the Gemma GGUF's decoded matrices, each written once (the second run
+  // found both: same modification times).
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0].rfind("gemma-decoded-", 0), 0u) << names[0];
+  EXPECT_EQ(names[1].rfind("ltx-tiny-default-", 0), 0u) << names[1];
+  for (const auto& [name, time] : times) EXPECT_EQ(fs::last_write_time(dir / "cache" / name), time) << name;
   EXPECT_TRUE(fs::exists(dir / "fox.mp4"));
   fs::remove_all(dir);
 }
