@@ -9,7 +9,19 @@
 // vector in registers, one load of x feeding OB fused multiply-adds. The reduction runs over channels, then taps
 // row-major, starting from the bias: the reference's order (conv_ref.cpp).
 //
-// Cost rule (small_conv_applies), from measurements on this machine (Zen 4, 2 threads; see the figures below).
+// Cost rule (small_conv_applies): at most 8M multiply-adds (and a padded input of at most 16 MiB). Measured with
+// bench_conv_small (Zen 4, 2 threads, production precision, ms, load ~3; first call / median of 15 later calls):
+//   shape                              MMAC   oneDNN first/later   here first/later
+//   1-D 2->2 ch, 16560 samples, k 11   0.73     18.2 / 0.08         0.22 / 0.16
+//   1-D 8->8 ch, 4140 samples, k 7     1.85      4.6 / 0.06         0.09 / 0.08
+//   1-D 128->32 ch, 138 samples, k 7   3.96      0.95 / 0.05        0.49 / 0.09
+//   3-D 8->16 @ 3x4x6                  0.25      0.39 / 0.03        0.06 / 0.02
+//   3-D 4->8 @ 17x16x24                5.64      0.78 / 0.14        0.17 / 0.15
+//   3-D 8->64 @ 5x8x12                 6.64      0.90 / 0.07        0.30 / 0.12
+//   3-D 32->32 @ 5x16x24 (not taken)  53.1       1.04 / 0.31        1.28 / 0.97
+// Below the bound the first call is 2-200x cheaper here and later calls cost about the same (within ~0.05 ms); above
+// it oneDNN's per-call speed wins and its JIT cost is small next to the call. The LTX VAEs and vocoders at real
+// widths are far above the bound, so only small models (the embedded default) take this path.
 #include <immintrin.h>
 
 #include <algorithm>
