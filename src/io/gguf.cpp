@@ -1,7 +1,10 @@
 #include "io/gguf.h"
 
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "core/error.h"
 #include "io/mapped_tensor.h"
@@ -220,6 +223,26 @@ GGUFTensorInfo read_tensor_info(Cursor& in) {
 std::string ggml_type_name(uint32_t ggml_type) {
   const GGMLType* t = find_ggml_type(ggml_type);
   return t ? std::string(t->name) : "type " + std::to_string(ggml_type);
+}
+
+std::shared_ptr<const GGUFFile> GGUFFile::open_shared(const std::string& path) {
+  struct Entry {
+    std::filesystem::file_time_type time;
+    uintmax_t size = 0;
+    std::shared_ptr<const GGUFFile> file;
+  };
+  static std::mutex mu;
+  static std::map<std::string, Entry> parsed;
+  std::error_code ec;
+  const auto time = std::filesystem::last_write_time(path, ec);
+  const uintmax_t size = ec ? 0 : std::filesystem::file_size(path, ec);
+  std::lock_guard<std::mutex> lock(mu);
+  Entry& e = parsed[path];
+  if (ec || !e.file || e.time != time || e.size != size) {
+    e.file = std::make_shared<const GGUFFile>(open(path));  // throws for a missing or bad file, as open does
+    e.time = time, e.size = size;
+  }
+  return e.file;
 }
 
 GGUFFile GGUFFile::open(const std::string& path) {

@@ -195,7 +195,7 @@ bool use_default_model_when_unnamed(GenerateRequest& r, const std::set<std::stri
   check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
   const std::string gguf = find_default_text_encoder();
   if (gguf.empty()) fail("generate", default_text_encoder_missing_message());
-  const gemma3::Config gemma = gemma3::Config::from_gguf(GGUFFile::open(gguf));
+  const gemma3::Config gemma = gemma3::Config::from_gguf(*GGUFFile::open_shared(gguf));
   const DefaultModelFile made = ensure_default_model(gemma.hidden_size, gemma.n_hidden_states());
   if (file) *file = made;
   r.checkpoint = made.path;

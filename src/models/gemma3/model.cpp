@@ -142,7 +142,7 @@ Model Model::from_hf(const std::string& config_json, const std::string& weights_
 }
 
 Model Model::from_gguf(const std::string& path, DType compute, const std::string& cache_dir) {
-  Config c = Config::from_gguf(GGUFFile::open(path));
+  Config c = Config::from_gguf(*GGUFFile::open_shared(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
   const DType to = compute == DType::BF16 ? DType::BF16 : DType::F32;
   if (cache_dir.empty())

@@ -221,7 +221,7 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
   return t;
 }
 
-Tokenizer Tokenizer::from_gguf(const std::string& path) { return from_gguf(GGUFFile::open(path)); }
+Tokenizer Tokenizer::from_gguf(const std::string& path) { return from_gguf(*GGUFFile::open_shared(path)); }
 
 // generate_merges' rule for one pair: (l, r) is a merge when l and r are each the last id of their piece (the
 // table transformers looks halves up in keeps the last), l + r is a piece, whose last id m is the merged token,

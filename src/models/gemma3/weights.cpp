@@ -48,9 +48,9 @@ std::string hf_name_of(const std::string& gguf) {
 
 class GgufAsHf : public WeightSource {
  public:
-  explicit GgufAsHf(const std::string& path) : file_(GGUFFile::open(path)), path_(path) {
-    for (size_t i = 0; i < file_.tensors().size(); ++i) {
-      const std::string hf = hf_name_of(file_.tensors()[i].name);
+  explicit GgufAsHf(const std::string& path) : file_(GGUFFile::open_shared(path)), path_(path) {
+    for (size_t i = 0; i < file_->tensors().size(); ++i) {
+      const std::string hf = hf_name_of(file_->tensors()[i].name);
       LTX_CHECK(index_.emplace(hf, i).second, "gemma3", path, ": two tensors map to ", hf);
       names_.push_back(hf);
     }
@@ -65,7 +65,7 @@ class GgufAsHf : public WeightSource {
     return *t.dtype;
   }
   Shape shape(std::string_view name) const override { return info(name).shape; }
-  Tensor get(std::string_view name) const override { return file_.get(info(name).name); }
+  Tensor get(std::string_view name) const override { return file_->get(info(name).name); }
   const std::map<std::string, std::string>& metadata() const override { return empty_; }
   std::string describe() const override { return path_; }
 
@@ -73,9 +73,9 @@ class GgufAsHf : public WeightSource {
   const GGUFTensorInfo& info(std::string_view name) const {
     auto it = index_.find(std::string(name));
     LTX_CHECK(it != index_.end(), "weights", path_, ": no tensor '", name, "'");
-    return file_.tensors()[it->second];
+    return file_->tensors()[it->second];
   }
-  GGUFFile file_;
+  std::shared_ptr<const GGUFFile> file_;
   std::string path_;
   std::map<std::string, size_t> index_;
   std::vector<std::string> names_;
