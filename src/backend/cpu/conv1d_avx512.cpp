@@ -1,13 +1,16 @@
-// Dense 1-D convolution with bf16 weights (the vocoders' convs in production precision) on our own GEMM
-// (matmul_gemm.h): per batch item, the input is rounded to bf16 once into a row-padded copy [C, pad + L + pad]
-// (the padding written there, so no other padding copy), then chunks of output positions are computed as
-// out[O, n] = W[O, C·K] · col[C·K, n] with col[(c, k), n] = xpad[c, n·stride + k·dilation] (rows of the padded copy,
-// contiguous when stride is 1), f32 sums, bias added once, one rounding to out's dtype. The products are the same
-// as oneDNN's f32×bf16 path (which reorders f32 activations to bf16 with the same round-to-nearest-even); only
-// the summation order differs.
-// Why not oneDNN: on this machine its brgconv primitives for the vocoder's long rows hold their JIT state per shape
-// (one cached primitive per layer width, length and dilation): the LTX-2.3 vocoder on 5 s of audio kept 8.7 GB
-// resident that way, and ran at ~50 GFLOP/s on f32 inputs (bench/vae_decode.sh, session 2).
+// Dense 1-D convolution with bf16 weights (the vocoders' convs in production precision): per batch item, the input
+// is rounded to bf16 once into a row-padded copy [C, pad + L + pad] (the padding written there, so no other padding
+// copy), then either
+//   - direct (stride 1, few channels: Conv1dTuning): channel pairs interleaved per position against weight pairs,
+//     vdpbf16ps over a register tile of output channels × 64 positions (conv_direct below), or
+//   - on our GEMM (matmul_gemm.h): chunks of output positions as out[O, n] = W[O, C·K] · col[C·K, n] with
+//     col[(c, k), n] = xpad[c, n·stride + k·dilation] (rows of the padded copy, contiguous when stride is 1);
+// f32 sums, bias added once, one rounding to out's dtype. The products are the same as oneDNN's f32×bf16 path (which
+// reorders f32 activations to bf16 with the same round-to-nearest-even); only the summation order differs.
+// Why not oneDNN: through conv_opt.cpp (one cached brgconv primitive per layer width, length and dilation: 103 for
+// the LTX-2.3 vocoder) the process's anonymous memory grew by ~1.7 GB during a first vocoder call on 1 s of audio
+// and not at all during a second call in the same process, so it is held per shape; 8.7 GB peak on 5 s. It also ran
+// at ~50 GFLOP/s on f32 inputs (bench/vae_decode.sh, session 2).
 // GCC 12 flags the _mm512_undefined_* inside its own intrinsic headers.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
