@@ -55,7 +55,7 @@ above_weights() { awk -v p="$1" -v b="$2" -v w="$3" 'BEGIN { printf "%.2f", ((p 
 echo
 echo "LTX-2.3 decode at the published widths, seeded bf16 weights; median of $reps call(s), wall clock, no warm-up;"
 echo "peak RSS = VmHWM of each side's own process; GB = 1e9 bytes. Threads: ours ${ov[threads]:-${ow[threads]}}, PyTorch ${tv[threads]:-${tw[threads]}}."
-echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs."
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc --all) CPUs."
 echo
 echo "| part | side | time (s) | ours/PyTorch time | peak RSS (GB) | weights in file (GB) | planned peak (GB) |"
 echo "|---|---|---|---|---|---|---|"
