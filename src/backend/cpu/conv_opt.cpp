@@ -514,8 +514,9 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
   const int64_t row_bytes = g.in_inner * g.chans * static_cast<int64_t>(g.src_es);
   // Our AVX-512 transpositions where the planes are contiguous f32, else oneDNN's reorders.
   bool dense_in = x.strides()[x.rank() - 1] == 1 || x.rank() == 3;
-  for (int d = x.rank() - 2, inner = 1; d >= 2 && dense_in; --d) {
-    inner *= static_cast<int>(x.dim(d + 1));
+  int64_t inner = 1;
+  for (int d = x.rank() - 2; d >= 2 && dense_in; --d) {
+    inner *= x.dim(d + 1);
     dense_in = x.strides()[d] == inner;
   }
   const bool fast_in =
