@@ -948,16 +948,9 @@ bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, c
 
 size_t conv_workspace_bytes(const ConvAttrs& a, const TensorMeta& x, const TensorMeta& w, const TensorMeta& out) {
   const auto f32_bytes = [](const Shape& s) { return static_cast<size_t>(s.numel()) * sizeof(float); };
-  // Calls small enough for conv_small_avx512.cpp (at most 8M multiply-adds) copy the padded input and pack the
-  // weights in f32: bounded by the input padded on every side, the weights and the bias in f32.
-  size_t small = 0;
-  const double macs = static_cast<double>(out.shape.numel()) * static_cast<double>(w.shape.numel() / w.shape[0]);
-  if (macs <= 8e6) {
-    Shape padded = x.shape;
-    for (int d = 0; d < a.spatial; ++d)
-      padded[2 + d] += a.pad_before[static_cast<size_t>(d)] + a.pad_after[static_cast<size_t>(d)];
-    small = f32_bytes(padded) + f32_bytes(w.shape) + static_cast<size_t>(out.shape[1]) * sizeof(float);
-  }
+  // Calls whose weights fit conv_small_avx512.cpp's rule copy the padded input and pack the weights in f32.
+  const size_t small =
+      small_conv_weights_fit(w.shape) ? small_conv_workspace_bytes(a, x.shape, w.shape, out.shape) : size_t{0};
   if (a.groups != 1 || x.shape.rank() < 3)  // the whole-tensor path: padded copy, reordered input and output
     return std::max(small, 3 * f32_bytes(x.shape) + f32_bytes(out.shape) + f32_bytes(w.shape) + kScratchpadAllowance);
   const SlabGeometry g = slab_geometry(a, x.shape, w.shape, w.dtype, out.shape, out.dtype);

@@ -11,9 +11,15 @@ namespace ltx::cpu::opt {
 // x and w f32 or bf16 but not bf16 x with f32 w; out f32 or bf16) on this CPU (AVX-512 with BF16).
 bool small_conv_supports(const ConvAttrs& a, Inputs in, const Tensor& out);
 
-// True when the call is supported and small enough that this kernel beats oneDNN's convolution on every call, the
-// first included (the rule and its measurements are at the top of conv_small_avx512.cpp).
+// The measured size rule, on the weights [O, C/G, *taps] alone: few enough that this kernel beats oneDNN's
+// convolution on every call, the first included (rule and measurements at the top of conv_small_avx512.cpp).
+bool small_conv_weights_fit(const Shape& w);
+
+// True when the call is supported and its weights fit the size rule: the calls opt::try_conv sends here.
 bool small_conv_applies(const ConvAttrs& a, Inputs in, const Tensor& out);
+
+// The most run_small_conv allocates for itself on these shapes (the padded input, weights and bias in f32).
+size_t small_conv_workspace_bytes(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& out);
 
 // out = conv(x, w) + bias, as ref::conv. Arithmetic: with bf16 weights, x is rounded to bf16 first (the production
 // policy oneDNN's path follows: bf16 products, exact in f32) and sums are f32 in the reference's order (bias, then

@@ -9,7 +9,11 @@
 // vector in registers, one load of x feeding OB fused multiply-adds. The reduction runs over channels, then taps
 // row-major, starting from the bias: the reference's order (conv_ref.cpp).
 //
-// Cost rule (small_conv_applies): at most 8M multiply-adds (and a padded input of at most 16 MiB). Measured with
+// Cost rule (small_conv_weights_fit): at most 16K weights (O · C/G · taps: the multiply-adds per output position),
+// whatever the input's size. The rule looks at the weights alone so that every piece of a split decode (batch items,
+// temporal windows, spatial tiles: video_vae_plan) takes the same path as the whole decode, which keeps chunked
+// decodes bit-identical to it and tile interiors equal to it; a rule on the call's total work sent small windows here
+// and the whole decode to oneDNN. The shapes the bound was set on (the embedded default model's), measured with
 // bench_conv_small (Zen 4, 2 threads, production precision, ms, load ~3; first call / median of 15 later calls):
 //   shape                              MMAC   oneDNN first/later   here first/later
 //   1-D 2->2 ch, 16560 samples, k 11   0.73     18.2 / 0.08         0.22 / 0.16
@@ -19,9 +23,11 @@
 //   3-D 4->8 @ 17x16x24                5.64      0.78 / 0.14        0.17 / 0.15
 //   3-D 8->64 @ 5x8x12                 6.64      0.90 / 0.07        0.30 / 0.12
 //   3-D 32->32 @ 5x16x24 (not taken)  53.1       1.04 / 0.31        1.28 / 0.97
-// Below the bound the first call is 2-200x cheaper here and later calls cost about the same (within ~0.05 ms); above
-// it oneDNN's per-call speed wins and its JIT cost is small next to the call. The LTX VAEs and vocoders at real
-// widths are far above the bound, so only small models (the embedded default) take this path.
+// (weights: 44, 392, 28672, 3456, 864, 13824, 27648.) Up to 16K weights the first call is 2-200x cheaper here and
+// later calls cost about the same (within ~0.05 ms); the 32->32 conv, with more weights, runs 3x faster per call on
+// oneDNN, whose JIT cost is then small next to the calls; the 1-D 128->32 conv (0.4 ms saved once) goes to oneDNN too.
+// The copy of the padded input this kernel makes grows with the input: small_conv_workspace_bytes bounds it. The LTX
+// VAEs and vocoders at real widths are far above the bound, so only small models (the embedded default) take this path.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -41,8 +47,7 @@ namespace {
 
 constexpr int64_t kChunk = 256;  // outputs along the last dim per task: 16 vectors
 // The cost rule's bounds (see the top of this file).
-constexpr double kMaxMacs = 8e6;
-constexpr double kMaxPaddedBytes = 16.0 * 1024 * 1024;
+constexpr int64_t kMaxWeights = 16 * 1024;
 
 struct Geometry {  // right-aligned to 3 spatial dims (outer dims of size 1 for 1-D and 2-D)
   int64_t batch = 1, chans = 1, outs = 1, groups = 1, cg = 1, og = 1;
@@ -226,12 +231,17 @@ bool small_conv_supports(const ConvAttrs& a, Inputs in, const Tensor& out) {
   return gemm::avx512_available();
 }
 
+bool small_conv_weights_fit(const Shape& w) { return w.numel() <= kMaxWeights; }
+
 bool small_conv_applies(const ConvAttrs& a, Inputs in, const Tensor& out) {
-  if (!small_conv_supports(a, in, out)) return false;
-  const Geometry g = geometry_of(a, in, out);
-  const double macs = static_cast<double>(g.batch * g.outs * g.positions()) * static_cast<double>(g.cg * g.taps());
-  const double padded_bytes = 4.0 * static_cast<double>(g.batch * g.chans * g.xp[0] * g.xp[1] * g.xp[2]);
-  return macs <= kMaxMacs && padded_bytes <= kMaxPaddedBytes;
+  return small_conv_weights_fit(in[1].shape()) && small_conv_supports(a, in, out);
+}
+
+size_t small_conv_workspace_bytes(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& out) {
+  Shape padded = x;  // padded on every side: at least what padded_input writes
+  for (int d = 0; d < a.spatial; ++d)
+    padded[2 + d] += a.pad_before[static_cast<size_t>(d)] + a.pad_after[static_cast<size_t>(d)];
+  return static_cast<size_t>(padded.numel() + w.numel() + out[1]) * sizeof(float);
 }
 
 void run_small_conv(const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared) {
