@@ -1,5 +1,6 @@
 #include "stages/text_encoder.h"
 
+#include <algorithm>
 #include <future>
 
 #include "core/error.h"
@@ -66,9 +67,11 @@ PromptContexts PromptEncoder::encode(const std::vector<std::string>& prompts, bo
 }
 
 const Tensor& PromptEncoder::stack_states(const std::vector<Tensor>& states) {
-  const int64_t b = states[0].dim(0), keep = states[0].dim(1), d = states[0].dim(2), t = max_length_;
+  const int64_t b = states[0].dim(0), keep = states[0].dim(1), d = states[0].dim(2);
   const auto l = static_cast<int64_t>(states.size());
-  LTX_CHECK(keep <= t, "text encoder", "Gemma returned ", keep, " columns, more than max_length ", t);
+  LTX_CHECK(keep <= max_length_, "text encoder", "Gemma returned ", keep, " columns, more than max_length ",
+            max_length_);
+  const int64_t t = std::min(max_length_, (keep + kColumnBucket - 1) / kColumnBucket * kColumnBucket);
   const Shape shape{b, t, l, d};
   if (stacked_.shape() != shape) {
     stacked_ = Tensor::empty(DType::F32, shape);  // zero-filled
@@ -92,28 +95,31 @@ PromptContexts PromptEncoder::encode_ids(const Tensor& ids, const Tensor& mask, 
             ids.describe(), " and mask ", mask.describe(), " must be [B, ", max_length_, "]");
   const gemma3::Output states = real_tokens ? model_.forward_real_tokens(ids, mask) : model_.forward_padded(ids, mask);
   const Tensor& stacked = stack_states(states.hidden_states);
+  const int64_t b = ids.dim(0), t = ids.dim(1), first = t - stacked.dim(1);  // columns before `first`: pads only
   Graph g;
   ltxm::Feed feed;
   ltxm::Taps taps;
   const Value hidden = feed.add(g, "hidden_states", stacked);
-  const Value mask_v = feed.add(g, "attention_mask", mask.to(DType::F32));
+  const Value mask_v = feed.add(g, "attention_mask", mask.slice(1, first, t).to(DType::F32));
   const ltxm::FeatureExtractor::Out f = features_.stacked(hidden, mask_v, taps);
-  const int64_t b = ids.dim(0), t = ids.dim(1);
   auto connect = [&](const ltxm::EmbeddingsConnector& c, Value x, const std::string& name) {
     const nn::RopeTables rope = c.rope_tables(b, t);
-    const Value reg = feed.add(g, name + ".ids", c.register_ids(mask));
+    const Value reg = feed.add(g, name + ".ids", c.register_ids(mask, first));
     const Value cos = feed.add(g, name + ".cos", rope.cos);
     const Value sin = feed.add(g, name + ".sin", rope.sin);
     return c(x, reg, cos, sin, name, taps);
   };
   g.output(connect(*video_, f.video, "video_connector"), "video");
   g.output(connect(*audio_, f.audio, "audio_connector"), "audio");
-  Plan& plan = plans_.get(g);  // one shape, [B, max_length]: compiled on the first prompt only
+  Plan& plan = plans_.get(g);  // one plan per column bucket C (stack_states)
   const auto out = plan.run(std::span<const Tensor>(feed.tensors));
   PromptContexts contexts{out[0].clone(), out[1].clone(), {}};  // copies: the plan rewrites its outputs
-  if (keep_hidden_states)  // [B, max_length, D] copies: the stacked buffer is rewritten by the next call
-    for (int64_t i = 0; i < stacked.dim(2); ++i)
-      contexts.hidden_states.push_back(stacked.slice(2, i, i + 1).contiguous().reshape({b, t, stacked.dim(3)}));
+  if (keep_hidden_states)                                       // [B, max_length, D], zeros before the stacked columns
+    for (int64_t i = 0; i < stacked.dim(2); ++i) {
+      Tensor h = Tensor::empty(DType::F32, {b, t, stacked.dim(3)});  // zero-filled
+      h.slice(1, first, t).copy_from(stacked.slice(2, i, i + 1).contiguous().reshape({b, t - first, stacked.dim(3)}));
+      contexts.hidden_states.push_back(std::move(h));
+    }
   return contexts;
 }
 

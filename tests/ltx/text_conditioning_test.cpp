@@ -30,5 +30,15 @@ TEST(LtxText, RegisterIdsPutValidTokensFirstThenTiledRegisters) {
   EXPECT_THROW(c.register_ids(Tensor::empty(DType::F32, {1, 3})), Error);  // 3 is not a multiple of 2
 }
 
+TEST(LtxText, RegisterIdsIntoFeaturesOfTheLastColumnsOnly) {
+  EmbeddingsConnector c;
+  c.registers = Tensor::empty(DType::F32, {2, 4});
+  const Tensor mask = Tensor::from_floats(DType::F32, {2, 4}, {0, 0, 0, 1, 0, 1, 1, 1});
+  // Features for columns 1..3 only: table rows b·3 + (t − 1), then register r at row 6 + r.
+  const std::vector<int64_t> want = {2, 6 + 1, 6 + 0, 6 + 1, 3, 4, 5, 6 + 1};
+  EXPECT_EQ(c.register_ids(mask, 1).to_ints(), want);
+  EXPECT_THROW(c.register_ids(mask, 2), Error);  // sample 1 has a real token in column 1
+}
+
 }  // namespace
 }  // namespace ltx::ltxm

@@ -146,18 +146,23 @@ EmbeddingsConnector EmbeddingsConnector::load(const WeightLoader& loader, const 
   return c;
 }
 
-Tensor EmbeddingsConnector::register_ids(const Tensor& mask) const {
+Tensor EmbeddingsConnector::register_ids(const Tensor& mask, int64_t first) const {
   LTX_CHECK(mask.rank() == 2, "ltx.text", "attention mask must be [B, T], got ", mask.shape().str());
-  const int64_t b = mask.dim(0), t = mask.dim(1), n_reg = registers.dim(0);
+  const int64_t b = mask.dim(0), t = mask.dim(1), n_reg = registers.dim(0), cols = t - first;
   LTX_CHECK(t % n_reg == 0, "ltx.text", "sequence length ", t, " is not a multiple of the ", n_reg,
             " learnable registers");
+  LTX_CHECK(first >= 0 && first < t, "ltx.text", "feature columns from ", first, " of ", t);
   const std::vector<float> m = mask.to_floats();
   std::vector<int64_t> ids(static_cast<size_t>(b * t));
   for (int64_t bi = 0; bi < b; ++bi) {
     int64_t p = 0;
-    for (int64_t ti = 0; ti < t; ++ti)
-      if (m[static_cast<size_t>(bi * t + ti)] != 0.0f) ids[static_cast<size_t>(bi * t + p++)] = bi * t + ti;
-    for (; p < t; ++p) ids[static_cast<size_t>(bi * t + p)] = b * t + p % n_reg;
+    for (int64_t ti = 0; ti < t; ++ti) {
+      if (m[static_cast<size_t>(bi * t + ti)] == 0.0f) continue;
+      LTX_CHECK(ti >= first, "ltx.text", "sample ", bi, " has a real token at column ", ti, ", before the features' ",
+                first);
+      ids[static_cast<size_t>(bi * t + p++)] = bi * cols + ti - first;
+    }
+    for (; p < t; ++p) ids[static_cast<size_t>(bi * t + p)] = b * cols + p % n_reg;
   }
   return Tensor::from_ints(DType::I64, Shape{b * t}, ids);
 }
@@ -180,10 +185,10 @@ nn::RopeTables EmbeddingsConnector::rope_tables(int64_t b, int64_t t) const {
 Value EmbeddingsConnector::operator()(Value features, Value ids, Value cos, Value sin, const std::string& name,
                                       Taps& taps) const {
   Graph& g = *features.graph;
-  const int64_t b = features.dim(0), t = features.dim(1), d = config.inner();
+  const int64_t b = features.dim(0), cols = features.dim(1), t = ids.dim(0) / b, d = config.inner();
   LTX_CHECK(features.dim(2) == d, "ltx.text", name, ": features ", features.shape().str(), " vs width ", d);
   const Value reg = g.constant(name + ".learnable_registers", registers);
-  const Value rows[] = {ops::reshape(features, {b * t, d}), reg};
+  const Value rows[] = {ops::reshape(features, {b * cols, d}), reg};
   Value h = ops::reshape(ops::gather(ops::concat(rows, 0), ids), {b, t, d});
   const std::string pre = name + ".transformer_1d_blocks.";
   taps(h, pre + "0.in");

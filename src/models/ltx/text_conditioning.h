@@ -68,9 +68,12 @@ struct EmbeddingsConnector {
 
   // Host side of register replacement: per sample, the valid tokens first in order, then
   // registers[p mod R] (embeddings_connector.py:_replace_padded_with_learnable_registers). Returns ids [B·T] into
-  // the table concat(features.reshape(B·T, D), registers).
-  Tensor register_ids(const Tensor& mask) const;
-  // features [B, T, D]; ids from register_ids; cos/sin from rope_tables(T). Returns [B, T, D].
+  // the table concat(features.reshape(B·T', D), registers) whose feature rows are the columns [T − T', T) of each
+  // sample (T' = T − first): pad columns are never gathered, so the features need only cover the columns from
+  // `first` on, and every column before it must be a pad.
+  Tensor register_ids(const Tensor& mask, int64_t first = 0) const;
+  // features [B, T', D] (the columns register_ids was told about); ids from register_ids; cos/sin from
+  // rope_tables(T). Returns [B, T, D], T = ids' length / B.
   Value operator()(Value features, Value ids, Value cos, Value sin, const std::string& name, Taps& taps) const;
   nn::RopeTables rope_tables(int64_t b, int64_t t) const;
 };
