@@ -47,6 +47,21 @@ TEST(Cast, MatchesTorchForEveryPlainPair) {
   }
 }
 
+// The optimized f32 <-> bf16 path (cast_opt.cpp) over vector bodies, tails and several pool pieces, with the values
+// where rounding is delicate: ties both ways, the largest finite values, denormals, -0, infinities and NaNs.
+TEST(Cast, DispatchedF32Bf16EqualsTheReferenceBitForBit) {
+  std::vector<float> v = random_values(3 * 65536 + 37, 5, -3.0f, 3.0f);
+  const uint32_t special[] = {0x3f808000u, 0x3f818000u, 0x7f7fffffu, 0xff7f8000u, 0x00000001u, 0x807fffffu,
+                              0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0xff800001u, 0x00008000u};
+  for (size_t i = 0; i < v.size(); i += 997) v[i] = std::bit_cast<float>(special[(i / 997) % std::size(special)]);
+  const Tensor f32 = Tensor::from_floats(DType::F32, Shape{static_cast<int64_t>(v.size())}, v);
+  expect_same(run_dispatched(OpKind::Cast, CastAttrs{DType::BF16}, {f32}),
+              run_reference(OpKind::Cast, CastAttrs{DType::BF16}, {f32}), "f32 -> bf16");
+  const Tensor bf16 = run_reference(OpKind::Cast, CastAttrs{DType::BF16}, {f32});
+  expect_same(run_dispatched(OpKind::Cast, CastAttrs{DType::F32}, {bf16}),
+              run_reference(OpKind::Cast, CastAttrs{DType::F32}, {bf16}), "bf16 -> f32");
+}
+
 TEST(Cast, LargeI64) {
   for (DType to : {DType::F32, DType::BF16, DType::F16, DType::I64}) {
     const std::string name = "i64_big_to_" + std::string(dtype_name(to));

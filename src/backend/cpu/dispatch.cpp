@@ -20,6 +20,7 @@ void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, Pr
   if ((kind == OpKind::RmsNorm || kind == OpKind::LayerNorm) &&
       opt::try_norm(kind, std::get<NormAttrs>(attrs), inputs, out))
     return;
+  if (kind == OpKind::Cast && opt::try_cast(std::get<CastAttrs>(attrs), inputs, out)) return;
   if (kind == OpKind::PixelNorm && opt::try_pixel_norm(std::get<NormAttrs>(attrs), inputs, out)) return;
   if ((kind == OpKind::Slice || kind == OpKind::Permute || kind == OpKind::Gather) &&
       opt::try_layout(kind, attrs, inputs, out))

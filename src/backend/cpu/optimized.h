@@ -13,6 +13,7 @@ bool try_rope(const RopeAttrs& a, Inputs in, const Tensor& out);            // r
 bool try_conv(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared = nullptr);
 bool try_norm(OpKind kind, const NormAttrs& a, Inputs in, const Tensor& out);  // norm_opt_avx512.cpp: Rms/LayerNorm
 bool try_pixel_norm(const NormAttrs& a, Inputs in, const Tensor& out);  // pixel_norm_opt.cpp: over a non-last axis
+bool try_cast(const CastAttrs& a, Inputs in, const Tensor& out);        // cast_opt.cpp: contiguous f32 <-> bf16
 // Slice, Permute, Gather (layout_opt.cpp)
 bool try_layout(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out);
 
