@@ -12,7 +12,6 @@
 #include <random>
 
 #include "backend/cpu/conv_opt.h"
-#include "backend/cpu/conv_opt.h"
 #include "graph/compile.h"
 #include "io/safetensors.h"
 #include "models/ltx/decode_memory_budget.h"
