@@ -66,6 +66,18 @@ void check_replayed_all(const NoiseReplayer& noise) {
   LTX_CHECK(noise.remaining() == 0, "verify", noise.remaining(), " recorded noise tensors were not drawn");
 }
 
+// The final latents decoded as a pipeline case records them (video.decoded, audio.mel, audio.waveform [2, N]);
+// every recorded noise tensor must have been drawn by then.
+void decode_into(const AvModels& models, const AvLatents& latents, NoiseReplayer& noise,
+                 std::map<std::string, Tensor>& out) {
+  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
+  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+  out["audio.mel"] = mel;
+  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
+  out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
+  check_replayed_all(noise);
+}
+
 std::map<std::string, Tensor> run_one_stage_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   AvModels models = load_av_models(open_safetensors(c.weights_path()), compute_dtype(p));
@@ -75,12 +87,7 @@ std::map<std::string, Tensor> run_one_stage_case(const GoldenCase& c, Precision 
   spec.guidance = guidance_from_json(params.at("guidance"));
   std::map<std::string, Tensor> out;
   const AvLatents latents = run_one_stage(*models.dit, spec, contexts(in), noise, collect_into(out));
-  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
-  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
-  out["audio.mel"] = mel;
-  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
-  out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
-  check_replayed_all(noise);
+  decode_into(models, latents, noise, out);
   return out;
 }
 
@@ -186,12 +193,7 @@ std::map<std::string, Tensor> run_two_stage_lora_case(const GoldenCase& c, Preci
   const AvLatents latents =
       run_two_stage({*models.dit, *models.dit, up, models.video_stats, [&lora] { lora.use_stage2(); }}, spec,
                     contexts(in), noise, collect_into(out));
-  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
-  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
-  out["audio.mel"] = mel;
-  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
-  out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
-  check_replayed_all(noise);
+  decode_into(models, latents, noise, out);
   return out;
 }
 
@@ -232,12 +234,7 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   };
   NoiseReplayer noise = recorded_noise(in);
   const AvLatents latents = run_one_stage(*models.dit, spec, contexts(in), noise, collect_into(out));
-  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
-  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
-  out["audio.mel"] = mel;
-  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
-  out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
-  check_replayed_all(noise);
+  decode_into(models, latents, noise, out);
   return out;
 }
 
