@@ -4,10 +4,10 @@
 // connectors from the checkpoint, whose registers fill the padded positions.
 //
 // Gemma runs on the real tokens only, at their padded positions (gemma3::Model::forward_real_tokens); the feature
-// extractor and connectors still see the full padded sequence, with zeros in the pad rows: the feature extractor
-// masks pads out of its statistics and output, and the connectors replace them with registers, so the contexts
-// equal the reference's all-1024-token computation (tests/pipeline/prompt_encoder_test.cpp). Their graph has one
-// shape (max_length), so its plan is compiled once and reused for every prompt.
+// extractor runs on the last C columns only (C: the longest prompt's real length rounded up to 32): it masks pads
+// out of its statistics and output, and the connectors replace every pad column by a register, so the columns
+// before C are never read. The connectors then see the full max_length sequence, and the contexts equal the
+// reference's all-1024-token computation (tests/pipeline/prompt_encoder_test.cpp). One plan per C, reused.
 #pragma once
 
 #include <memory>
