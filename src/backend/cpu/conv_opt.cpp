@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -102,6 +103,15 @@ Tensor materialize_padding(const Tensor& x, const ConvAttrs& a) {
 
 using dims = dnnl::memory::dims;
 
+// A primitive cache's key: `head` (what selects the kind and types), then every dims list, each ended by '|'.
+std::string primitive_key(std::string head, std::initializer_list<const dims*> parts) {
+  for (const dims* v : parts) {
+    head += '|';
+    for (int64_t e : *v) head += std::to_string(e) + ',';
+  }
+  return head;
+}
+
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
@@ -150,12 +160,9 @@ std::shared_ptr<OnednnConv> onednn_primitive(const ConvAttrs& a, const Tensor& x
     pl.push_back(pad_l[d]);
     pr.push_back(pad_r[d]);
   }
-  std::string key = std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
-                    std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n");
-  for (const auto* v : {&xd, &wd, &yd, &stride, &dilate, &pl, &pr}) {
-    key += '|';
-    for (int64_t e : *v) key += std::to_string(e) + ',';
-  }
+  const std::string key = primitive_key(std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
+                                            std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n"),
+                                        {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<OnednnConv>> cache;
   std::lock_guard<std::mutex> lock(mu);
@@ -349,12 +356,10 @@ std::shared_ptr<SlabPrimitive> slab_primitive(const ConvAttrs& a, const SlabGeom
     pl.push_back(keep ? a.pad_before[i] : 0);
     pr.push_back(keep ? a.pad_after[i] : 0);
   }
-  std::string key = "slab" + std::to_string(static_cast<int>(wt)) + std::to_string(static_cast<int>(ot)) +
-                    (bias ? "b" : "n") + (weights_md != nullptr ? "w" : "a");
-  for (const auto* v : {&xd, &wd, &yd, &stride, &dilate, &pl, &pr}) {
-    key += '|';
-    for (int64_t e : *v) key += std::to_string(e) + ',';
-  }
+  const std::string key =
+      primitive_key("slab" + std::to_string(static_cast<int>(wt)) + std::to_string(static_cast<int>(ot)) +
+                        (bias ? "b" : "n") + (weights_md != nullptr ? "w" : "a"),
+                    {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<SlabPrimitive>> cache;
   std::lock_guard<std::mutex> lock(mu);
@@ -651,12 +656,9 @@ std::shared_ptr<OnednnDeconv> deconv_primitive(const ConvAttrs& a, const Tensor&
   const dims xd{x.dim(0), x.dim(1), x.dim(2)}, wd{w.dim(1), w.dim(0), w.dim(2)}, yd{out.dim(0), out.dim(1), out.dim(2)};
   const dims stride{a.stride[0]}, dilate{a.dilation[0] - 1}, pl{a.pad_before[0]},
       pr{a.pad_before[0] - a.output_padding};
-  std::string key = std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
-                    std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n");
-  for (const auto* v : {&xd, &wd, &yd, &stride, &dilate, &pl, &pr}) {
-    key += '|';
-    for (int64_t e : *v) key += std::to_string(e) + ',';
-  }
+  const std::string key = primitive_key(std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
+                                            std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n"),
+                                        {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<OnednnDeconv>> cache;
   std::lock_guard<std::mutex> lock(mu);
