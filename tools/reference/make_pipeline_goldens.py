@@ -350,6 +350,17 @@ def noise_inputs(draws: list, expected: list[tuple[str, tuple]]) -> tuple[dict, 
     return inputs, described
 
 
+
+def two_stage_noise_inputs(draws: list, height: int, width: int, n_audio: int) -> tuple[dict, list]:
+    """noise_inputs for the two-stage flows: stage 1 at half resolution, stage 2 re-noising the x2 upsampled latent."""
+    n1 = 2 * (height // 64) * (width // 64)
+    return noise_inputs(draws, [
+        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
+        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
+        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+    ])
+
 def guidance_params(stg_block: int) -> dict:
     video, audio = guider_params(stg_block)
     keys = ("cfg_scale", "stg_scale", "stg_blocks", "rescale_scale", "modality_scale", "skip_step")
@@ -531,14 +542,7 @@ def two_stage_case() -> GoldenCase:
         )
         steps_rec.close()
     outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
-    n1 = 2 * (height // 64) * (width // 64)
-    n_audio = audio_state.latent.shape[2]
-    noise, described = noise_inputs(draws, [
-        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
-        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
-        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-    ])
+    noise, described = two_stage_noise_inputs(draws, height, width, audio_state.latent.shape[2])
     params = {
         **common_params(up_config),
         "pipeline": "TI2VidTwoStagesPipeline (ltx-pipelines 1.0.0), text only, distilled_lora=[] (stage 2 uses the "
@@ -630,14 +634,7 @@ def distilled_case() -> GoldenCase:
             steps2, noise_scale=sigmas2[0], initial_video_latent=upscaled, initial_audio_latent=audio_state.latent)
         steps2.close()
     outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
-    n1 = 2 * (height // 64) * (width // 64)
-    n_audio = audio_state.latent.shape[2]
-    noise, described = noise_inputs(draws, [
-        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
-        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
-        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-    ])
+    noise, described = two_stage_noise_inputs(draws, height, width, audio_state.latent.shape[2])
     params = {
         **common_params(up_config),
         "pipeline": "DistilledPipeline (ltx-pipelines 1.0.0), text only, no LoRA, tiling off",
@@ -774,14 +771,7 @@ def lora_two_stage_case() -> GoldenCase:
         outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
         decoded, sampling_rate = decode(stage_2_ledger, video_state.latent, audio_state.latent, generator, rec)
         outputs.update(decoded)
-    n1 = 2 * (height // 64) * (width // 64)
-    n_audio = audio_state.latent.shape[2]
-    noise, described = noise_inputs(draws, [
-        ("stage 1 video initial noise", (1, n1, VIDEO_CHANNELS)),
-        ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-        ("stage 2 video noise (re-injection into the upsampled latent)", (1, 4 * n1, VIDEO_CHANNELS)),
-        ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-    ])
+    noise, described = two_stage_noise_inputs(draws, height, width, audio_state.latent.shape[2])
     params = {
         **common_params(up_config),
         "fps": LORA_TWO_STAGE_FPS,
