@@ -28,9 +28,7 @@
 #include <atomic>
 #include <cstring>
 #include <initializer_list>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <type_traits>
@@ -42,6 +40,7 @@
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/padding.h"
+#include "backend/cpu/primitive_cache.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
@@ -112,6 +111,10 @@ std::string primitive_key(std::string head, std::initializer_list<const dims*> p
   return head;
 }
 
+// Primitives kept per kernel kind: the video decoder uses ~20 shapes, a tiled or chunked decode a few times
+// that (edge tiles and chunks have their own shapes).
+constexpr size_t kPrimitiveCacheCapacity = 128;
+
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
@@ -163,29 +166,26 @@ std::shared_ptr<OnednnConv> onednn_primitive(const ConvAttrs& a, const Tensor& x
   const std::string key = primitive_key(std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
                                             std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n"),
                                         {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<OnednnConv>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[key];
-  if (slot) return slot;
-  auto c = std::make_shared<OnednnConv>();
-  using tag = dnnl::memory::format_tag;
-  const dnnl::memory::desc x_any(xd, dt, tag::any), w_any(wd, dt, tag::any), y_any(yd, yt, tag::any);
-  c->x_user = dnnl::memory::desc(xd, xt, plain_tag(static_cast<int>(xd.size())));
-  c->w_user = dnnl::memory::desc(wd, dt, plain_tag(static_cast<int>(wd.size())));
-  c->y_user = dnnl::memory::desc(yd, yt, plain_tag(static_cast<int>(yd.size())));
-  c->b_user = dnnl::memory::desc(dims{out.dim(1)}, dnnl::memory::data_type::f32, tag::a);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per-call scratchpads: safe from several threads
-  const auto desc =
-      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                             x_any, w_any, c->b_user, y_any, stride, dilate, pl, pr)
-           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                             x_any, w_any, y_any, stride, dilate, pl, pr);
-  c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
-  c->conv = dnnl::convolution_forward(c->pd);
-  slot = c;
-  return slot;
+  static PrimitiveCache<std::string, OnednnConv> cache(kPrimitiveCacheCapacity);
+  return cache.get(key, [&] {
+    auto c = std::make_shared<OnednnConv>();
+    using tag = dnnl::memory::format_tag;
+    const dnnl::memory::desc x_any(xd, dt, tag::any), w_any(wd, dt, tag::any), y_any(yd, yt, tag::any);
+    c->x_user = dnnl::memory::desc(xd, xt, plain_tag(static_cast<int>(xd.size())));
+    c->w_user = dnnl::memory::desc(wd, dt, plain_tag(static_cast<int>(wd.size())));
+    c->y_user = dnnl::memory::desc(yd, yt, plain_tag(static_cast<int>(yd.size())));
+    c->b_user = dnnl::memory::desc(dims{out.dim(1)}, dnnl::memory::data_type::f32, tag::a);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per-call scratchpads: safe from several threads
+    const auto desc =
+        bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               x_any, w_any, c->b_user, y_any, stride, dilate, pl, pr)
+             : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               x_any, w_any, y_any, stride, dilate, pl, pr);
+    c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
+    c->conv = dnnl::convolution_forward(c->pd);
+    return c;
+  });
 }
 
 // A conv step's weights in the layout its primitive wants and its bias in f32, made on the step's first run
@@ -360,27 +360,32 @@ std::shared_ptr<SlabPrimitive> slab_primitive(const ConvAttrs& a, const SlabGeom
       primitive_key("slab" + std::to_string(static_cast<int>(wt)) + std::to_string(static_cast<int>(ot)) +
                         (bias ? "b" : "n") + (weights_md != nullptr ? "w" : "a"),
                     {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<SlabPrimitive>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[key];
-  if (slot && (weights_md == nullptr || slot->pd.weights_desc() == *weights_md)) return slot;
-  auto c = std::make_shared<SlabPrimitive>();
-  const dnnl::memory::desc x_md(xd, dnnl_type(wt), channels_last_tag(static_cast<int>(xd.size())));
-  const dnnl::memory::desc y_md(yd, dnnl_type(ot), channels_last_tag(static_cast<int>(yd.size())));
-  const dnnl::memory::desc w_md =
-      weights_md != nullptr ? *weights_md : dnnl::memory::desc(wd, dnnl_type(wt), dnnl::memory::format_tag::any);
-  const dnnl::memory::desc b_md(dims{oc}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const auto kind = dnnl::prop_kind::forward_inference;
-  const auto algo = dnnl::algorithm::convolution_direct;
-  const auto desc = bias ? dnnl::convolution_forward::desc(kind, algo, x_md, w_md, b_md, y_md, stride, dilate, pl, pr)
-                         : dnnl::convolution_forward::desc(kind, algo, x_md, w_md, y_md, stride, dilate, pl, pr);
-  c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
-  c->conv = dnnl::convolution_forward(c->pd);
-  slot = c;
-  return slot;
+  static PrimitiveCache<std::string, SlabPrimitive> cache(kPrimitiveCacheCapacity);
+  // A primitive made for given weights is reused only with weights in the same layout.
+  const auto usable = [&](const SlabPrimitive& c) {
+    return weights_md == nullptr || c.pd.weights_desc() == *weights_md;
+  };
+  return cache.get(
+      key,
+      [&] {
+        auto c = std::make_shared<SlabPrimitive>();
+        const dnnl::memory::desc x_md(xd, dnnl_type(wt), channels_last_tag(static_cast<int>(xd.size())));
+        const dnnl::memory::desc y_md(yd, dnnl_type(ot), channels_last_tag(static_cast<int>(yd.size())));
+        const dnnl::memory::desc w_md =
+            weights_md != nullptr ? *weights_md : dnnl::memory::desc(wd, dnnl_type(wt), dnnl::memory::format_tag::any);
+        const dnnl::memory::desc b_md(dims{oc}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        const auto kind = dnnl::prop_kind::forward_inference;
+        const auto algo = dnnl::algorithm::convolution_direct;
+        const auto desc =
+            bias ? dnnl::convolution_forward::desc(kind, algo, x_md, w_md, b_md, y_md, stride, dilate, pl, pr)
+                 : dnnl::convolution_forward::desc(kind, algo, x_md, w_md, y_md, stride, dilate, pl, pr);
+        c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
+        c->conv = dnnl::convolution_forward(c->pd);
+        return c;
+      },
+      usable);
 }
 
 // Input rows [row0, row0 + rows) of dim 0 (padded coordinates) of item b, channels-last, converted to Dst.
@@ -659,29 +664,26 @@ std::shared_ptr<OnednnDeconv> deconv_primitive(const ConvAttrs& a, const Tensor&
   const std::string key = primitive_key(std::to_string(static_cast<int>(dt)) + std::to_string(static_cast<int>(xt)) +
                                             std::to_string(static_cast<int>(yt)) + (bias ? "b" : "n"),
                                         {&xd, &wd, &yd, &stride, &dilate, &pl, &pr});
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<OnednnDeconv>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[key];
-  if (slot) return slot;
-  auto c = std::make_shared<OnednnDeconv>();
-  using tag = dnnl::memory::format_tag;
-  const dnnl::memory::desc x_any(xd, dt, tag::any), w_any(wd, dt, tag::any), y_any(yd, yt, tag::any);
-  c->x_user = dnnl::memory::desc(xd, xt, tag::abc);
-  c->w_user = dnnl::memory::desc(wd, dt, tag::bac);  // (OC, IC, KW) stored IC-major
-  c->y_user = dnnl::memory::desc(yd, yt, tag::abc);
-  c->b_user = dnnl::memory::desc(dims{out.dim(1)}, dnnl::memory::data_type::f32, tag::a);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const auto kind = dnnl::prop_kind::forward_inference;
-  const auto algo = dnnl::algorithm::deconvolution_direct;
-  const auto desc =
-      bias ? dnnl::deconvolution_forward::desc(kind, algo, x_any, w_any, c->b_user, y_any, stride, dilate, pl, pr)
-           : dnnl::deconvolution_forward::desc(kind, algo, x_any, w_any, y_any, stride, dilate, pl, pr);
-  c->pd = dnnl::deconvolution_forward::primitive_desc(desc, attr, engine());
-  c->deconv = dnnl::deconvolution_forward(c->pd);
-  slot = c;
-  return slot;
+  static PrimitiveCache<std::string, OnednnDeconv> cache(kPrimitiveCacheCapacity);
+  return cache.get(key, [&] {
+    auto c = std::make_shared<OnednnDeconv>();
+    using tag = dnnl::memory::format_tag;
+    const dnnl::memory::desc x_any(xd, dt, tag::any), w_any(wd, dt, tag::any), y_any(yd, yt, tag::any);
+    c->x_user = dnnl::memory::desc(xd, xt, tag::abc);
+    c->w_user = dnnl::memory::desc(wd, dt, tag::bac);  // (OC, IC, KW) stored IC-major
+    c->y_user = dnnl::memory::desc(yd, yt, tag::abc);
+    c->b_user = dnnl::memory::desc(dims{out.dim(1)}, dnnl::memory::data_type::f32, tag::a);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const auto kind = dnnl::prop_kind::forward_inference;
+    const auto algo = dnnl::algorithm::deconvolution_direct;
+    const auto desc =
+        bias ? dnnl::deconvolution_forward::desc(kind, algo, x_any, w_any, c->b_user, y_any, stride, dilate, pl, pr)
+             : dnnl::deconvolution_forward::desc(kind, algo, x_any, w_any, y_any, stride, dilate, pl, pr);
+    c->pd = dnnl::deconvolution_forward::primitive_desc(desc, attr, engine());
+    c->deconv = dnnl::deconvolution_forward(c->pd);
+    return c;
+  });
 }
 
 void deconv_onednn(const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared) {
