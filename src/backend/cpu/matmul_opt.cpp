@@ -3,14 +3,13 @@
 // fold into M (the Linear case x [B, T, D]·Wᵀ) become one large problem; the rest loop over the broadcast batch.
 #include <array>
 #include <atomic>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "backend/cpu/matmul_avx512.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
+#include "backend/cpu/primitive_cache.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 
@@ -135,20 +134,12 @@ bool onednn_route(const Plan& plan) {
 }
 
 // Primitives by shape, created on first use and shared by all threads (execution is thread-safe). A model has a
-// few dozen distinct Linear shapes; the bound only guards against unbounded growth from varying shapes, and
-// callers hold their own reference, so clearing never pulls a primitive from under a running call.
+// few dozen distinct Linear shapes.
 std::shared_ptr<const onednn::Matmul> onednn_primitive(const onednn::MatmulShape& s) {
   using Key = std::array<int64_t, 8>;
-  static std::mutex mu;
-  static std::map<Key, std::shared_ptr<const onednn::Matmul>> cache;
+  static PrimitiveCache<Key, const onednn::Matmul> cache(512);
   const Key key{s.m, s.n, s.k, static_cast<int64_t>(s.a), s.lda, s.b_sk, s.b_sn, s.ldo};
-  std::lock_guard lock(mu);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    if (cache.size() >= 512) cache.clear();
-    it = cache.emplace(key, std::make_shared<const onednn::Matmul>(s)).first;
-  }
-  return it->second;
+  return cache.get(key, [&] { return std::make_shared<const onednn::Matmul>(s); });
 }
 
 void run_onednn(const Problem& p) {
