@@ -182,6 +182,10 @@ class PlanBuilder {
       const Node& nd = node(id);
       Slot s;
       s.name = nd.name;
+      if (nd.kind == NodeKind::Input && opt_.inputs_in_arena) {
+        hold_input(id);
+        continue;
+      }
       if (nd.kind == NodeKind::Input) {
         s.kind = Slot::Kind::Input;
         for (size_t i = 0; i < g_.input_ids().size(); ++i)
@@ -234,11 +238,44 @@ class PlanBuilder {
       }
       plan_->steps_.push_back(std::move(step));
     }
+    if (opt_.inputs_in_arena)
+      for (int id : g_.input_ids())
+        if (slot_[static_cast<size_t>(id)] < 0) hold_input(id);  // read by no live node: the caller still writes it
     for (const auto& [id, name] : g_.outputs()) {
       plan_->output_slots_.push_back(slot_of(id));
       plan_->output_names_.push_back(name);
     }
     plan_->stats_.n_steps = static_cast<int>(plan_->steps_.size());
+  }
+
+  // CompileOptions::inputs_in_arena: input node `id` becomes an arena slot that no step writes (the caller does,
+  // through Plan::input); lay_out_arena gives it a buffer live from before the first step to its last reader.
+  void hold_input(int id) {
+    const Node& nd = node(id);
+    auto& slots = plan_->slots_;
+    Slot s;
+    s.name = nd.name;
+    s.kind = Slot::Kind::Arena;
+    s.bytes = dtype_bytes_for(nd.meta.dtype, nd.meta.shape.numel());
+    const int slot = static_cast<int>(slots.size());
+    slot_[static_cast<size_t>(id)] = slot;
+    slots.push_back(std::move(s));
+    arena_meta_.emplace_back(slot, nd.meta);
+    const auto& ids = g_.input_ids();
+    plan_->holds_inputs_ = true;
+    plan_->input_slots_.resize(ids.size(), -1);
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] == id) plan_->input_slots_[i] = slot;
+    plan_->stats_.input_bytes += slots.back().bytes;
+  }
+
+  // The held inputs' buffers (first = 0: they are written before the first step, so no step's output shares
+  // their space while they are live), appended to the steps' buffers.
+  void add_input_buffers(std::vector<int>& buffer_of, std::vector<BufferLifetime>& buffers) const {
+    for (int slot : plan_->input_slots_) {
+      buffer_of[static_cast<size_t>(slot)] = static_cast<int>(buffers.size());
+      buffers.push_back({plan_->slots_[static_cast<size_t>(slot)].bytes, 0, 0});
+    }
   }
 
   // The arena slot a slot's memory belongs to (following views), or -1 when it is not in the arena.
@@ -259,6 +296,7 @@ class PlanBuilder {
       buffer_of[static_cast<size_t>(out)] = static_cast<int>(buffers.size());
       buffers.push_back({slots[static_cast<size_t>(out)].bytes, static_cast<int>(s), static_cast<int>(s)});
     }
+    add_input_buffers(buffer_of, buffers);
     const int end = static_cast<int>(steps.size());
     for (size_t s = 0; s < steps.size(); ++s)
       for (int in : steps[s].in_slots) {

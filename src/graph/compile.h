@@ -26,6 +26,10 @@ struct CompileOptions {
   // first run (cpu::PreparedWeights), a second copy of those weights for the plan's life. For a plan that runs
   // once there is nothing to gain and the copy only raises the peak: pass false.
   bool prepare_weights = true;
+  // true: the plan holds its inputs in its arena, each live from the start of a run to its last use (its space is
+  // reused after that); the caller writes them through Plan::input(i) and calls Plan::run(). Plan::peak_bytes()
+  // then counts them, and nothing the caller holds needs to stay alive during the run.
+  bool inputs_in_arena = false;
   static CompileOptions from_env();
 };
 

@@ -56,10 +56,44 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
         inputs[i].defined() && inputs[i].dtype() == input_metas_[i].dtype && inputs[i].shape() == input_metas_[i].shape,
         "plan", "input '", input_names_[i], "' is ", inputs[i].defined() ? inputs[i].describe() : "empty",
         " but the plan was compiled for ", dtype_name(input_metas_[i].dtype), input_metas_[i].shape.str());
+  if (holds_inputs_) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Tensor dst = input(i);
+      if (inputs[i].raw() != dst.raw()) dst.copy_from(inputs[i]);
+    }
+    return execute();
+  }
   for (const auto& [step, arg] : input_refs_) {
     const Slot& s = slots_[static_cast<size_t>(steps_[static_cast<size_t>(step)].in_slots[static_cast<size_t>(arg)])];
     steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = inputs[static_cast<size_t>(s.input_index)];
   }
+  for (size_t i = 0; i < output_slots_.size(); ++i) {
+    const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];
+    if (s.kind == Slot::Kind::Input) outputs_[i] = inputs[static_cast<size_t>(s.input_index)];
+  }
+  execute();
+  // Drop the steps' references to the caller's inputs: held until the next run they would keep the previous
+  // call's inputs alive beside the next one's.
+  for (const auto& [step, arg] : input_refs_)
+    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = Tensor{};
+  return outputs_;
+}
+
+const Tensor& Plan::input(size_t i) const {
+  LTX_CHECK(holds_inputs_, "plan",
+            "input(): this plan reads its inputs from the caller (compile with inputs_in_arena)");
+  LTX_CHECK(i < input_slots_.size(), "plan", "input ", i, " of ", input_slots_.size());
+  return slots_[static_cast<size_t>(input_slots_[i])].tensor;
+}
+
+std::span<const Tensor> Plan::run() {
+  LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");
+  LTX_CHECK(holds_inputs_ || input_metas_.empty(), "plan", "run() without inputs: this plan reads ",
+            input_metas_.size(), " inputs from the caller (compile with inputs_in_arena, or pass them)");
+  return execute();
+}
+
+std::span<const Tensor> Plan::execute() {
   const bool profiling = profile::enabled();
   for (Step& step : steps_) {
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
@@ -71,19 +105,11 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
     if (profiling)
       profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));
   }
-  for (size_t i = 0; i < output_slots_.size(); ++i) {
-    const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];
-    if (s.kind == Slot::Kind::Input) outputs_[i] = inputs[static_cast<size_t>(s.input_index)];
-  }
   if (!dump_path_.empty()) {
     bool any = false;
     for (const Step& step : steps_) any = any || step.dump;
     if (any) write_dump();
   }
-  // Drop the steps' references to the caller's inputs: held until the next run they would keep the previous
-  // call's inputs (a DiT call's RoPE tables and contexts, ~64 MB on the issue-5 slice) alive beside the next one's.
-  for (const auto& [step, arg] : input_refs_)
-    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = Tensor{};
   return outputs_;
 }
 

@@ -1,6 +1,8 @@
 // A compiled graph: ordered kernels over one arena whose layout was fixed at compile time. Running a plan again
 // at the same shapes allocates nothing: inputs are bound as views, outputs are views into the arena (valid until
-// the next run).
+// the next run). A plan compiled with CompileOptions::inputs_in_arena holds its inputs too: each is an arena buffer
+// live from the start of a run to its last use (its space is reused after that), the caller writes it through
+// input(i) and calls run(); peak_bytes() then counts every byte a run holds besides the weights.
 #pragma once
 
 #include <cstdint>
@@ -49,20 +51,27 @@ struct PlanStats {
   int n_steps = 0;         // kernels run
   int n_fused_ops = 0;     // elementwise ops folded into fused steps (not materialized)
   int n_aliases = 0;       // reshapes that became views
-  size_t arena_bytes = 0;  // the plan's activation peak
+  size_t arena_bytes = 0;  // the plan's activation peak (with the inputs when it holds them)
+  size_t input_bytes = 0;  // the inputs' bytes when the arena holds them (they share arena_bytes), else 0
   size_t naive_bytes = 0;  // what the activations would take without reuse
 };
 
 class Plan {
  public:
-  // Inputs in the order the graph declared them; shapes and dtypes must match the compiled ones.
+  // Inputs in the order the graph declared them; shapes and dtypes must match the compiled ones. A plan that holds
+  // its inputs copies them into input(i) first.
   std::span<const Tensor> run(std::span<const Tensor> inputs);
   std::span<const Tensor> run(std::initializer_list<Tensor> inputs) {
     return run(std::span<const Tensor>(inputs.begin(), inputs.size()));
   }
+  // A plan that holds its inputs (CompileOptions::inputs_in_arena): input i's arena view, to write before run().
+  // Its contents are overwritten by the run once its last reader is done.
+  bool holds_inputs() const { return holds_inputs_; }
+  const Tensor& input(size_t i) const;
+  std::span<const Tensor> run();
   const std::vector<std::string>& output_names() const { return output_names_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
-  // The plan's activation peak: the arena it holds (weights and inputs are not counted).
+  // The plan's activation peak: the arena it holds (weights are not counted; inputs are when it holds them).
   size_t peak_bytes() const { return stats_.arena_bytes; }
   const PlanStats& stats() const { return stats_; }
   std::string describe() const;  // one line per step, for debugging
@@ -71,6 +80,7 @@ class Plan {
   friend class PlanBuilder;
 
   void write_dump() const;
+  std::span<const Tensor> execute();
 
   std::shared_ptr<Storage> arena_;
   std::vector<Slot> slots_;
@@ -78,6 +88,8 @@ class Plan {
   std::vector<TensorMeta> input_metas_;
   std::vector<std::string> input_names_;
   std::vector<std::pair<int, int>> input_refs_;  // (step, arg) pairs that read an input slot directly
+  bool holds_inputs_ = false;
+  std::vector<int> input_slots_;  // holds_inputs_: each input's arena slot
   std::vector<int> output_slots_;
   std::vector<std::string> output_names_;
   std::vector<Tensor> outputs_;

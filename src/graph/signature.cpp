@@ -67,6 +67,7 @@ std::vector<uint64_t> graph_signature(const Graph& graph, const CompileOptions& 
   w.s(options.dump_path);
   w.b(options.fuse);
   w.b(options.allocate);
+  w.b(options.inputs_in_arena);
   for (const Node& n : graph.nodes()) {
     w.u(static_cast<uint64_t>(n.kind));
     w.u(static_cast<uint64_t>(n.op));

@@ -30,6 +30,10 @@ struct RopeTables {
 
 // positions: [B, n_axes, T, 2] (start, end) or [B, n_axes, T] (start only; then use_middle must be false).
 RopeTables ltx_rope_tables(const LtxRopeSpec& spec, const Tensor& positions);
+// The same tables written into contiguous f32 `cos` and `sin` of ltx_rope_table_shape() (a plan's input slots), with
+// no other buffer than one value per token and axis; rows split across the thread pool.
+Shape ltx_rope_table_shape(const LtxRopeSpec& spec, const Tensor& positions);
+void ltx_rope_tables_into(const LtxRopeSpec& spec, const Tensor& positions, const Tensor& cos, const Tensor& sin);
 
 // The frequency grid g[0..N) (f32 values, as the reference stores them).
 std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid);

@@ -1,11 +1,15 @@
 // `ltx bench --dit-slice DIR [--reps N]`: our side of the issue-5 DiT slice benchmark. DIR holds weights.safetensors
 // and inputs.safetensors written by tools/reference/bench_dit_slice.py (two LTX-2.3 blocks at the official widths,
-// seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Loads the DiT in production precision
-// (bf16), runs one warm-up call and N timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside
-// PyTorch's: time_s (median wall seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS
-// before loading), peak_rss_kb (VmHWM at the end), weights_bytes (the file's tensors), plan_peak_bytes
-// (Plan::peak_bytes() of the call's plan), call_input_bytes (what the call fed the plan outside its arena: latents,
-// contexts, RoPE tables), rss_file_kb / rss_anon_kb (resident file pages / anonymous memory at the end), threads.
+// seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Reads the call's inputs (the caller's
+// data, resident before the DiT exists), loads the DiT in production precision (bf16), runs one warm-up call and N
+// timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside PyTorch's: time_s (median wall
+// seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS before loading the DiT:
+// code, libraries and the caller's inputs), caller_input_bytes (those inputs' tensors), peak_rss_kb (VmHWM at the
+// end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan: its arena, which
+// holds the call's inputs too), plan_input_bytes (those inputs' share of it), heap_bytes (malloc'd bytes in use at
+// the end, glibc's mallinfo2: kernels' grow-only scratch, the returned outputs, graph and plan structures),
+// rss_file_kb / rss_anon_kb (resident file pages / anonymous memory at the end), threads.
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -79,6 +83,18 @@ int bench_dit_slice(Args args) {
       fail("bench", "unknown argument '" + std::string(a) + "'; usage: ltx bench --dit-slice DIR [--reps N]");
   }
   LTX_CHECK(!dir.empty(), "bench", "usage: ltx bench --dit-slice DIR [--reps N] (DIR from bench/dit_slice.sh)");
+  // The caller's data first, touched, so that RSS before the DiT counts it (the call copies it into its arena).
+  const SafetensorsFile in = SafetensorsFile::open(dir + "/inputs.safetensors");
+  ltxm::DitCall call;
+  call.video = stream_input(in, "video");
+  call.audio = stream_input(in, "audio");
+  double checksum = 0;
+  size_t caller_input_bytes = 0;
+  for (const auto& info : in.tensors()) {
+    const Tensor t = in.get(info.name);
+    for (float v : t.to_floats()) checksum += v;
+    caller_input_bytes += t.nbytes();
+  }
   const long baseline_kb = proc_status_kb("VmRSS");
 
   auto source = open_safetensors(dir + "/weights.safetensors");
@@ -91,11 +107,6 @@ int bench_dit_slice(Args args) {
   ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16);
   std::fprintf(stderr, "# after load: RssFile %ld kB, RssAnon %ld kB\n", proc_status_kb("RssFile"),
                proc_status_kb("RssAnon"));
-
-  const SafetensorsFile in = SafetensorsFile::open(dir + "/inputs.safetensors");
-  ltxm::DitCall call;
-  call.video = stream_input(in, "video");
-  call.audio = stream_input(in, "audio");
 
   std::vector<double> times, cpu_times;
   for (int r = 0; r <= reps; ++r) {
@@ -115,13 +126,17 @@ int bench_dit_slice(Args args) {
   std::printf("time_s=%.4f\n", median(times));
   std::printf("cpu_s=%.4f\n", median(cpu_times));
   std::printf("baseline_rss_kb=%ld\n", baseline_kb);
+  std::printf("caller_input_bytes=%zu\n", caller_input_bytes);
+  std::printf("inputs_checksum=%.6g\n", checksum);
   std::printf("peak_rss_kb=%ld\n", proc_status_kb("VmHWM"));
   // Where the resident memory is at the end: file pages (mapped weights, code) and anonymous (arena, heap).
   std::printf("rss_file_kb=%ld\n", proc_status_kb("RssFile"));
   std::printf("rss_anon_kb=%ld\n", proc_status_kb("RssAnon"));
   std::printf("weights_bytes=%zu\n", weights_bytes);
   std::printf("plan_peak_bytes=%zu\n", dit.plans().max_peak_bytes());
-  std::printf("call_input_bytes=%zu\n", dit.last_call_input_bytes());
+  std::printf("plan_input_bytes=%zu\n", dit.last_plan_stats().input_bytes);
+  const struct mallinfo2 heap = mallinfo2();
+  std::printf("heap_bytes=%zu\n", heap.uordblks + heap.hblkhd);
   std::printf("plans=%zu\n", dit.plans().size());
   std::printf("threads=%d\n", thread_count());
   return 0;

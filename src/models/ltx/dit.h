@@ -1,6 +1,7 @@
 // The dual-stream LTX-2 / LTX-2.3 diffusion transformer (ltx_core/model/transformer/model.py, transformer.py,
-// transformer_args.py). A call prepares its host-side inputs (timestep sinusoids, RoPE tables, the additive
-// self-attention bias, perturbation masks), builds a static-shape graph and runs the cached plan for that shape.
+// transformer_args.py). A call builds a static-shape graph, takes the cached plan for that shape, writes its inputs
+// (latents, contexts, timestep sinusoids, RoPE tables, the additive self-attention bias, perturbation masks) into
+// the plan's arena, which holds them, and runs it.
 #pragma once
 
 #include <map>
@@ -91,15 +92,15 @@ class Dit {
     return weights_;
   }
   const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
-  // Bytes of the host-prepared tensors the last call fed its plan (latents, contexts, RoPE tables, timestep rows):
-  // activation memory outside the plan's arena, alive for the call.
-  size_t last_call_input_bytes() const { return last_call_input_bytes_; }
+  // The last call's plan: its arena holds the call's inputs too (latents, contexts, RoPE tables, timestep rows;
+  // stats.input_bytes of stats.arena_bytes), so stats.arena_bytes is all the activation memory a call holds.
+  const PlanStats& last_plan_stats() const { return last_plan_stats_; }
 
  private:
   DitConfig config_;
   DitWeights weights_;
   PlanCache plans_;
-  size_t last_call_input_bytes_ = 0;
+  PlanStats last_plan_stats_;
 };
 
 }  // namespace ltx::ltxm

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <functional>
 
 #include "core/error.h"
 #include "models/ltx/dit.h"
@@ -25,6 +26,34 @@ struct StreamArgs {
   Value latent, timesteps, x, mod, emb, context;
   std::optional<Value> prompt_mod, self_bias, cross_cos, cross_sin, av_ss, av_gate;
   Value pe_cos, pe_sin;
+};
+
+// The call's inputs. The DiT's plans hold their inputs in their arena (CompileOptions::inputs_in_arena), so each
+// input here is a graph input plus how to write its value into the plan's slot once the plan for this shape is
+// known: the RoPE tables and attention bias are computed straight into the arena, latents and contexts copied
+// there, and nothing the call prepares outlives that write. Plan::peak_bytes() then counts every byte of the call.
+struct CallInputs {
+  size_t count = 0;
+  std::vector<std::function<void(const Plan&)>> writes;
+  // Values to return as intermediates (collect_intermediates): (name, input index), copied out before the run.
+  std::vector<std::pair<std::string, size_t>> taps;
+
+  // A graph input whose value a later `writes` entry fills; returns it and its index.
+  std::pair<Value, size_t> declare(Graph& g, const std::string& name, DType dtype, const Shape& shape) {
+    return {g.input(name, dtype, shape), count++};
+  }
+  // A graph input copied from `t` (the caller's tensor, or a small host-made one kept until the write).
+  Value add(Graph& g, const std::string& name, const Tensor& t) {
+    const auto [v, i] = declare(g, name, t.dtype(), t.shape());
+    writes.push_back([i, t](const Plan& plan) {
+      Tensor dst = plan.input(i);
+      dst.copy_from(t);
+    });
+    return v;
+  }
+  void write(const Plan& plan) const {
+    for (const auto& w : writes) w(plan);
+  }
 };
 
 std::vector<float> scaled(const Tensor& t, float mult) {
@@ -49,7 +78,7 @@ bool uniform_per_item(const std::vector<float>& values, int64_t b) {
 // When each batch item has a single timestep and no intermediates are collected, T' = 1: the rows broadcast over
 // the tokens instead of being copied to each (the gathered [B·T, coef·D] table is 226 MB at 1536 video tokens of
 // LTX-2.3); values are identical either way.
-std::pair<Value, Value> run_adaln(Graph& g, Feed& feed, Taps& taps, const nn::AdaLayerNormSingle& a,
+std::pair<Value, Value> run_adaln(Graph& g, CallInputs& feed, Taps& taps, const nn::AdaLayerNormSingle& a,
                                   std::vector<float> values, int64_t b) {
   LTX_CHECK(static_cast<int64_t>(values.size()) % b == 0, "ltx.dit", a.name, ": ", values.size(),
             " timesteps for batch ", b);
@@ -71,13 +100,12 @@ std::pair<Value, Value> run_adaln(Graph& g, Feed& feed, Taps& taps, const nn::Ad
 }
 
 // Additive log-space bias from a [B, T, T] mask in [0, 1] (transformer_args.py:_prepare_self_attention_mask):
-// m > 0 -> log(max(m, tiny)), m <= 0 -> finfo(float32).min; returned as [B, 1, T, T].
-Tensor self_attention_bias(const Tensor& mask) {
-  LTX_CHECK(mask.rank() == 3 && mask.dim(1) == mask.dim(2), "ltx.dit", "attention_mask must be [B, T, T], got ",
-            mask.shape().str());
-  std::vector<float> v = mask.to_floats();
-  for (float& x : v) x = x > 0.0f ? std::log(std::max(x, FLT_MIN)) : -FLT_MAX;
-  return Tensor::from_floats(DType::F32, {mask.dim(0), 1, mask.dim(1), mask.dim(2)}, v);
+// m > 0 -> log(max(m, tiny)), m <= 0 -> finfo(float32).min; written into `bias` [B, 1, T, T] (contiguous f32).
+void self_attention_bias_into(const Tensor& mask, const Tensor& bias) {
+  const Tensor m = mask.dtype() == DType::F32 ? mask.contiguous() : mask.to(DType::F32);
+  const float* in = m.data<float>();
+  float* out = bias.data<float>();
+  for (int64_t i = 0; i < m.numel(); ++i) out[i] = in[i] > 0.0f ? std::log(std::max(in[i], FLT_MIN)) : -FLT_MAX;
 }
 
 bool perturbed(const SamplePerturbations& s, Perturbation kind, int64_t block) {
@@ -98,7 +126,7 @@ struct Perturbations {
     return n == 0 ? Mix::None : (n == b ? Mix::All : Mix::Some);
   }
   // [B, 1, 1]: 1 keeps the sample's result, 0 marks it perturbed (perturbations.py:mask_like).
-  Value keep_mask(Graph& g, Feed& feed, Perturbation kind, int64_t block) const {
+  Value keep_mask(Graph& g, CallInputs& feed, Perturbation kind, int64_t block) const {
     std::vector<float> m;
     for (const auto& s : *samples) m.push_back(perturbed(s, kind, block) ? 0.0f : 1.0f);
     return feed.add(g, "perturbation." + std::to_string(static_cast<int>(kind)) + "." + std::to_string(block),
@@ -108,12 +136,25 @@ struct Perturbations {
 
 struct Builder {
   Graph& g;
-  Feed& feed;
+  CallInputs& feed;
   Taps& taps;
   const DitConfig& c;
   const DitWeights& w;
   const Perturbations& pert;
-  std::map<std::string, Tensor>& host;
+
+  // RoPE tables for `positions`, computed into the plan's two input slots; tapped as rope.<name>.{cos,sin}.
+  std::pair<Value, Value> rope_inputs(const std::string& name, const std::string& input_name,
+                                      const nn::LtxRopeSpec& spec, const Tensor& positions) {
+    const Shape shape = nn::ltx_rope_table_shape(spec, positions);
+    const auto [cos, i_cos] = feed.declare(g, input_name + ".cos", DType::F32, shape);
+    const auto [sin, i_sin] = feed.declare(g, input_name + ".sin", DType::F32, shape);
+    feed.writes.push_back([spec, positions, i_cos, i_sin](const Plan& plan) {
+      nn::ltx_rope_tables_into(spec, positions, plan.input(i_cos), plan.input(i_sin));
+    });
+    feed.taps.emplace_back("rope." + name + ".cos", i_cos);
+    feed.taps.emplace_back("rope." + name + ".sin", i_sin);
+    return {cos, sin};
+  }
 
   StreamArgs prepare(const DitStreamWeights& sw, const DitStreamInput& in, const DitStreamInput* other, bool audio) {
     StreamArgs s;
@@ -125,7 +166,7 @@ struct Builder {
     LTX_CHECK(in.latent.rank() == 3 && in.timesteps.numel() == b * t && in.sigma.numel() == b, "ltx.dit", s.stream,
               ": latent ", in.latent.shape().str(), ", timesteps ", in.timesteps.shape().str(), ", sigma ",
               in.sigma.shape().str(), " do not agree");
-    s.latent = feed.add(g, s.stream + ".latent", in.latent.contiguous());
+    s.latent = feed.add(g, s.stream + ".latent", in.latent);
     s.timesteps = feed.add(g, s.stream + ".timesteps", in.timesteps.contiguous().reshape({b, t, 1}));
     s.x = taps(sw.patchify(s.latent), s.p + "patchify_proj.out");  // [B, T, D]
 
@@ -134,7 +175,7 @@ struct Builder {
     std::tie(s.mod, s.emb) = run_adaln(g, feed, taps, sw.adaln, own_t, b);  // [B, T, coef, D], [B, T, D]
     if (sw.prompt_adaln) s.prompt_mod = run_adaln(g, feed, taps, *sw.prompt_adaln, scaled(in.sigma, tsm), b).first;
 
-    s.context = feed.add(g, s.stream + ".context", in.context.contiguous());
+    s.context = feed.add(g, s.stream + ".context", in.context);
     if (sw.caption_1) {
       const Value h = ops::gelu_tanh((*sw.caption_1)(s.context));
       s.context = taps((*sw.caption_2)(h), s.p + "caption_projection.out");
@@ -142,15 +183,16 @@ struct Builder {
     LTX_CHECK(s.context.dim(2) == d, "ltx.dit", s.stream, " context width ", s.context.dim(2), " != ", d);
 
     nn::LtxRopeSpec spec{d, heads, c.theta, audio ? c.audio_max_pos : c.max_pos, true, c.rope_mode, c.float64_grid};
-    const nn::RopeTables pe = nn::ltx_rope_tables(spec, in.positions.contiguous());
-    host["rope." + s.stream + ".cos"] = pe.cos;
-    host["rope." + s.stream + ".sin"] = pe.sin;
-    s.pe_cos = feed.add(g, s.stream + ".pe.cos", pe.cos);
-    s.pe_sin = feed.add(g, s.stream + ".pe.sin", pe.sin);
+    std::tie(s.pe_cos, s.pe_sin) = rope_inputs(s.stream, s.stream + ".pe", spec, in.positions);
     if (in.attention_mask.defined()) {
-      const Tensor bias = self_attention_bias(in.attention_mask);
-      host["self_attention_bias." + s.stream] = bias;
-      s.self_bias = feed.add(g, s.stream + ".self_attention_bias", bias);
+      const Tensor& mask = in.attention_mask;
+      LTX_CHECK(mask.rank() == 3 && mask.dim(1) == mask.dim(2), "ltx.dit", "attention_mask must be [B, T, T], got ",
+                mask.shape().str());
+      const auto [bias, i] =
+          feed.declare(g, s.stream + ".self_attention_bias", DType::F32, {mask.dim(0), 1, mask.dim(1), mask.dim(2)});
+      feed.writes.push_back([mask, i](const Plan& plan) { self_attention_bias_into(mask, plan.input(i)); });
+      feed.taps.emplace_back("self_attention_bias." + s.stream, i);
+      s.self_bias = bias;
     }
     if (other != nullptr) {
       // Cross-modal tables: the time axis only, midpoint, max_pos = max of both streams' time max_pos.
@@ -161,11 +203,8 @@ struct Builder {
                          true,
                          c.rope_mode,
                          c.float64_grid};
-      const nn::RopeTables cpe = nn::ltx_rope_tables(cs, in.positions.slice(1, 0, 1).contiguous());
-      host["rope." + s.stream + "_cross.cos"] = cpe.cos;
-      host["rope." + s.stream + "_cross.sin"] = cpe.sin;
-      s.cross_cos = feed.add(g, s.stream + ".cross_pe.cos", cpe.cos);
-      s.cross_sin = feed.add(g, s.stream + ".cross_pe.sin", cpe.sin);
+      std::tie(s.cross_cos, s.cross_sin) =
+          rope_inputs(s.stream + "_cross", s.stream + ".cross_pe", cs, in.positions.slice(1, 0, 1));
       // A<->V modulation timesteps (dit_config.h: AvTimestepSemantics).
       const std::vector<float> other_sigma = scaled(other->sigma, tsm);
       const auto f = static_cast<float>(static_cast<double>(c.av_ca_timestep_scale_multiplier) / tsm);
@@ -289,11 +328,11 @@ DitOutput Dit::run(const DitCall& call, bool collect_intermediates) {
             call.perturbations.size(), " perturbation configs for batch ", b);
 
   Graph g;
-  Feed feed;
+  CallInputs feed;
   Taps taps{.collect = collect_intermediates};
   DitOutput out;
   const Perturbations pert{&call.perturbations, b};
-  Builder bld{g, feed, taps, c, weights_, pert, out.intermediates};
+  Builder bld{g, feed, taps, c, weights_, pert};
   const DitStreamInput* vin = &*call.video;
   const DitStreamInput* ain = call.audio ? &*call.audio : nullptr;
   // Empty streams are skipped, as transformer.py's run_vx/run_ax (numel() > 0).
@@ -314,10 +353,14 @@ DitOutput Dit::run(const DitCall& call, bool collect_intermediates) {
   }
   taps.declare_outputs(g);
 
-  Plan& plan = plans_.get(g);
-  last_call_input_bytes_ = 0;
-  for (const Tensor& t : feed.tensors) last_call_input_bytes_ += t.nbytes();
-  const auto results = plan.run(feed.tensors);
+  CompileOptions options = CompileOptions::from_env();
+  options.inputs_in_arena = true;
+  Plan& plan = plans_.get(g, options);
+  last_plan_stats_ = plan.stats();
+  feed.write(plan);
+  if (collect_intermediates)  // before the run: an input's slot is reused after its last reader
+    for (const auto& [name, i] : feed.taps) out.intermediates[name] = plan.input(i).clone();
+  const auto results = plan.run();
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string& name = plan.output_names()[i];
     Tensor t = results[i].clone();
