@@ -1,6 +1,12 @@
 // A fused elementwise chain: a small program over leaf tensors, evaluated in one pass over the output.
 // The compiler builds one from a chain like matmul → add(bias) → gelu, or x·(1+scale)+shift; its oracle is the
 // same ops run one by one through the reference kernels.
+//
+// Matmul epilogue: the first instruction may be a MatMul (attrs MatMulAttrs, args two leaves a and b) whose result
+// has the output's shape. The matmul kernels then compute it and hand their f32 sums, never rounded to the matmul's
+// own dtype, to the rest of the program, which stores each output element once. In f32 the bits equal the matmul
+// step followed by the fused step; with bf16 activations one rounding replaces two (as torch's addmm rounds after
+// the bias). Leaves only the matmul reads (its a and b) are not loaded elementwise.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +17,7 @@
 namespace ltx {
 
 struct FusedInstr {
-  OpKind kind = OpKind::Add;  // an elementwise op (op_is_elementwise)
+  OpKind kind = OpKind::Add;  // an elementwise op (op_is_elementwise), or MatMul as the first instruction
   OpAttrs attrs;
   // Operand values: v < n_leaves is leaf v; otherwise the result of instruction v − n_leaves.
   int16_t args[3] = {0, 0, 0};

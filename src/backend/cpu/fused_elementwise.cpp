@@ -1,7 +1,8 @@
 // One pass over the output evaluating a FusedProgram: for each block of up to kBlock output elements along the
 // innermost dimension, leaves are loaded (converted to f32, broadcast by stride), each instruction runs over the
 // block in f32, and the last result is stored once in the output dtype. On AVX-512 CPUs the instructions, bf16
-// loads and stores run as vectors (fused_elementwise_avx512.cpp).
+// loads and stores run as vectors (fused_elementwise_avx512.cpp). A matmul step's epilogue runs the same program
+// with leaf 0 taken from the matmul kernel's f32 results (FusedEpilogue).
 #include "backend/cpu/fused_elementwise.h"
 
 #include <algorithm>
@@ -11,24 +12,20 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/optimized.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 
 namespace ltx::cpu {
+using fused::kBlock;
+using fused::kMaxValues;
+using fused::LeafView;
+
 namespace {
 
-constexpr int64_t kBlock = 256;
-constexpr int kMaxValues = 64;  // leaves + instructions in one program
 // BigVGAN's activations add this to the divisor (ltx_core/model/audio_vae/vocoder.py, SnakeBeta.eps).
 constexpr float kSnakeEps = 1e-9f;
-
-// A leaf as seen from the output's index space: strides per output dimension (0 where broadcast).
-struct LeafView {
-  const std::byte* base = nullptr;
-  DType dtype = DType::F32;
-  int64_t strides[kMaxRank] = {};
-};
 
 LeafView make_leaf_view(const Tensor& leaf, const Shape& out_shape, bool per_channel) {
   LeafView v;
@@ -165,52 +162,84 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
 
 }  // namespace
 
-void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
-  const int n_values = program.n_leaves + static_cast<int>(program.instrs.size());
-  LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && !program.instrs.empty() && n_values <= kMaxValues &&
-                out.is_contiguous(),
+fused::ProgramRunner::ProgramRunner(const FusedProgram& program, Inputs leaves, const Tensor& out)
+    : program_(program), out_(out) {
+  n_values_ = program.n_leaves + static_cast<int>(program.instrs.size());
+  first_instr_ = !program.instrs.empty() && program.instrs[0].kind == OpKind::MatMul ? 1 : 0;
+  LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && static_cast<int>(program.instrs.size()) > 0 &&
+                n_values_ <= kMaxValues && out.is_contiguous(),
             "cpu", "malformed fused program");
   const Shape& shape = out.shape();
-  const int rank = shape.rank();
-  LeafView views[kMaxValues];
+  rank_ = shape.rank();
+  inner_ = rank_ == 0 ? 1 : shape[rank_ - 1];
+  rows_ = inner_ == 0 ? 0 : shape.numel() / inner_;
+  for (size_t k = static_cast<size_t>(first_instr_); k < program.instrs.size(); ++k) {
+    const FusedInstr& ins = program.instrs[k];
+    LTX_CHECK(ins.kind != OpKind::MatMul, "cpu", "a fused program's MatMul must be its first instruction");
+    for (int a = 0; a < ins.n_args; ++a)
+      if (ins.args[a] < program.n_leaves) loaded_ |= uint64_t{1} << ins.args[a];
+  }
+  if (first_instr_ == 0) loaded_ = (program.n_leaves == 64 ? ~uint64_t{0} : (uint64_t{1} << program.n_leaves) - 1);
   for (int i = 0; i < program.n_leaves; ++i)
-    views[i] = make_leaf_view(leaves[static_cast<size_t>(i)], shape, (program.channel_leaves >> i) & 1u);
-
-  const int64_t inner = rank == 0 ? 1 : shape[rank - 1];
-  const int64_t rows = inner == 0 ? 0 : shape.numel() / inner;
-  const auto out_es = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
-  const bool vector = gemm::avx512_available();
+    if ((loaded_ >> i) & 1u)
+      views_[i] = make_leaf_view(leaves[static_cast<size_t>(i)], shape, (program.channel_leaves >> i) & 1u);
+  vector_ = gemm::avx512_available();
   // Polynomial transcendentals only where the result is stored in 16 bits (fused_elementwise.h).
-  const bool approximate = out.dtype() == DType::BF16 || out.dtype() == DType::F16;
+  approximate_ = out.dtype() == DType::BF16 || out.dtype() == DType::F16;
+}
 
-  parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
-    // Per-thread scratch, one block per value (leaves and instruction results); grows once, then is reused.
-    thread_local std::vector<float> scratch;
-    if (scratch.size() < static_cast<size_t>(n_values * kBlock)) scratch.resize(static_cast<size_t>(n_values * kBlock));
-    auto value = [&](int v) { return scratch.data() + static_cast<int64_t>(v) * kBlock; };
-    int64_t index[kMaxRank] = {};
-    for (int64_t row = r0; row < r1; ++row) {
-      int64_t rem = row;  // row -> index of the outer dimensions
-      for (int d = rank - 2; d >= 0; --d) {
-        index[d] = rem % shape[d];
-        rem /= shape[d];
-      }
-      for (int64_t c0 = 0; c0 < inner; c0 += kBlock) {
-        const int64_t n = std::min(kBlock, inner - c0);
-        for (int l = 0; l < program.n_leaves; ++l) {
-          int64_t off = c0 * (rank ? views[l].strides[rank - 1] : 0);
-          for (int d = 0; d < rank - 1; ++d) off += index[d] * views[l].strides[d];
-          load_block(views[l], off, rank ? views[l].strides[rank - 1] : 0, n, value(l));
-        }
-        for (size_t k = 0; k < program.instrs.size(); ++k) {
-          const FusedInstr& ins = program.instrs[k];
-          float* r = value(program.n_leaves + static_cast<int>(k));
-          const float *a = value(ins.args[0]), *b = value(ins.args[1]), *c = value(ins.args[2]);
-          if (!vector || !fused::eval_avx512(ins, a, b, c, r, n, approximate)) eval(ins, a, b, c, r, n);
-        }
-        store_block(value(n_values - 1), n, out.dtype(), out.raw() + (row * inner + c0) * out_es);
-      }
+void fused::ProgramRunner::run_row(int64_t row, int64_t col, int64_t count, const float* given) const {
+  const Shape& shape = out_.shape();
+  const int rank = rank_;
+  const auto out_es = static_cast<int64_t>(dtype_block_bytes(out_.dtype()));
+  // Per-thread scratch, one block per value (leaves and instruction results); grows once, then is reused.
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < static_cast<size_t>(n_values_ * kBlock)) scratch.resize(static_cast<size_t>(n_values_ * kBlock));
+  const float* value[kMaxValues];
+  float* slot[kMaxValues];
+  for (int v = 0; v < n_values_; ++v) value[v] = slot[v] = scratch.data() + static_cast<int64_t>(v) * kBlock;
+  int64_t index[kMaxRank] = {};
+  int64_t rem = row;  // row -> index of the outer dimensions
+  for (int d = rank - 2; d >= 0; --d) {
+    index[d] = rem % shape[d];
+    rem /= shape[d];
+  }
+  for (int64_t done = 0; done < count; done += kBlock) {
+    const int64_t n = std::min(kBlock, count - done), c0 = col + done;
+    if (first_instr_ == 1) value[program_.n_leaves] = given + done;  // the leading matmul's results, read in place
+    for (int l = 0; l < program_.n_leaves; ++l) {
+      if (!((loaded_ >> l) & 1u)) continue;
+      int64_t off = c0 * (rank ? views_[l].strides[rank - 1] : 0);
+      for (int d = 0; d < rank - 1; ++d) off += index[d] * views_[l].strides[d];
+      load_block(views_[l], off, rank ? views_[l].strides[rank - 1] : 0, n, slot[l]);
     }
+    for (size_t k = static_cast<size_t>(first_instr_); k < program_.instrs.size(); ++k) {
+      const FusedInstr& ins = program_.instrs[k];
+      float* r = slot[program_.n_leaves + static_cast<int>(k)];
+      const float *a = value[ins.args[0]], *b = value[ins.args[1]], *c = value[ins.args[2]];
+      if (!vector_ || !fused::eval_avx512(ins, a, b, c, r, n, approximate_)) eval(ins, a, b, c, r, n);
+    }
+    store_block(value[n_values_ - 1], n, out_.dtype(), out_.raw() + (row * inner_ + c0) * out_es);
+  }
+}
+
+void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
+  LTX_CHECK(!program.instrs.empty(), "cpu", "malformed fused program");
+  if (program.instrs[0].kind == OpKind::MatMul) {
+    // The matmul kernels (optimized where they take the call, else the reference) feed the rest of the program.
+    const FusedInstr& mm = program.instrs[0];
+    LTX_CHECK(mm.n_args == 2 && mm.args[0] < program.n_leaves && mm.args[1] < program.n_leaves, "cpu",
+              "a fused program's MatMul must read two leaves");
+    const Tensor product[2] = {leaves[static_cast<size_t>(mm.args[0])], leaves[static_cast<size_t>(mm.args[1])]};
+    const fused::FusedEpilogue epilogue(program, leaves, out);
+    const auto& attrs = std::get<MatMulAttrs>(mm.attrs);
+    if (!opt::try_matmul(attrs, product, out, &epilogue)) ref::matmul(attrs, product, out, &epilogue);
+    return;
+  }
+  const fused::ProgramRunner runner(program, leaves, out);
+  const int64_t inner = runner.inner();
+  parallel_for(runner.rows(), std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) runner.run_row(row, 0, inner, nullptr);
   });
 }
 

@@ -27,15 +27,29 @@ struct PreparedWeights {
 };
 using PreparedSlot = std::shared_ptr<PreparedWeights>;
 
+// Where a matmul's results go when the compiler fused the elementwise chain that consumes it into the matmul step
+// (ops/fused.h): the kernels hand each output element's f32 sum, never rounded, to store(), which applies the chain
+// and writes the output once. Implemented over a FusedProgram by fused_elementwise.h (FusedEpilogue).
+class MatMulEpilogue {
+ public:
+  virtual ~MatMulEpilogue() = default;
+  // Output elements (row, col + j) for j < count from values[j]; row counts the output's rows with every batch dim
+  // folded in (flat element index row·N + col). Called concurrently for disjoint elements.
+  virtual void store(int64_t row, int64_t col, int64_t count, const float* values) const = 0;
+};
+
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
 // `prepared` (may be null): the step's slot for prepared weights, see PreparedWeights.
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared = nullptr);
 // Evaluates a fused elementwise program over its leaves (broadcast to out's shape) in one pass (fused_elementwise.cpp).
+// A program led by a MatMul (ops/fused.h) runs as that matmul with the rest of the program as its epilogue.
 void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out);
 
 // Reference kernels, one family per file (src/backend/cpu/<family>_ref.cpp).
 namespace ref {
 void matmul(const MatMulAttrs& a, Inputs in, const Tensor& out);
+// With an epilogue: out only gives the output's shape (its dtype is the epilogue's); every result goes to store().
+void matmul(const MatMulAttrs& a, Inputs in, const Tensor& out, const MatMulEpilogue* epilogue);
 void elementwise(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
 void norm(OpKind kind, const OpAttrs& a, Inputs in, const Tensor& out);
 void attention(const AttentionAttrs& a, Inputs in, const Tensor& out);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "backend/cpu/kernels.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "ops/op.h"
@@ -41,6 +42,10 @@ struct Problem {
   DType out_dtype = DType::F32;
   int64_t ldo = 0;
   Compute compute = Compute::F32;
+  // When set, every path hands its f32 results to the epilogue instead of storing them in out_dtype (which then
+  // only names the matmul's own dtype); row r of this problem is the epilogue's row epilogue_row0 + r.
+  const MatMulEpilogue* epilogue = nullptr;
+  int64_t epilogue_row0 = 0;
 };
 
 // True when this CPU runs the AVX-512 kernels (checked once).
@@ -54,8 +59,10 @@ void run_avx512(const Problem& p);
 bool small_m_applies(const Problem& p);
 
 // A whole MatMul call (kernel contract of kernels.h) on our own kernel; false when it does not handle it.
-// try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp).
-bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out);
+// try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp). With an epilogue,
+// out's dtype is the epilogue's (kernels.h).
+bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out,
+                const MatMulEpilogue* epilogue = nullptr);
 
 // Where try_matmul runs a call: our blocked GEMM, our panel path for small M (matmul_small_avx512.cpp), our
 // matrix-vector path for 1-4 f32 rows against bf16 weights (matmul_gemv_avx512.cpp), or oneDNN reading the

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "backend/cpu/matmul_avx512.h"
 #include "core/error.h"
@@ -64,6 +65,11 @@ void choose_grid(const Problem& p, int threads, int& tm, int& tn) {
 }
 
 void zero_output(const Problem& p, Range rows) {
+  if (p.epilogue != nullptr) {  // zeros through the epilogue
+    const std::vector<float> zeros(static_cast<size_t>(p.n), 0.0f);
+    for (int64_t i = rows.begin; i < rows.end; ++i) p.epilogue->store(p.epilogue_row0 + i, 0, p.n, zeros.data());
+    return;
+  }
   const auto es = static_cast<size_t>(dtype_block_bytes(p.out_dtype));
   for (int64_t i = rows.begin; i < rows.end; ++i)
     std::memset(p.out + i * p.ldo * static_cast<int64_t>(es), 0, static_cast<size_t>(p.n) * es);
@@ -80,9 +86,11 @@ void run_block(const Problem& p, Range rows, Range cols) {
       dtype_is_quantized(p.b.dtype) ? kc_max : std::min(kc_max, ((p.k + slices - 1) / slices + 15) / 16 * 16);
   std::byte* a_buf = a_scratch.get(kMC / kMR * a_strip_bytes(p.compute));
   std::byte* b_buf = b_scratch.get(kNC / kNR * b_strip_bytes(p.compute));
-  const bool f32_out = p.out_dtype == DType::F32;
+  // An epilogue takes the f32 sums of each finished block from the partials buffer, so nothing is stored in out.
+  const bool epilogue = p.epilogue != nullptr;
+  const bool f32_out = p.out_dtype == DType::F32 && !epilogue;
   // A non-f32 output needs f32 partial sums across KC slices: [rows][NC].
-  const bool partials = !f32_out && p.k > kc_max;
+  const bool partials = epilogue || (!f32_out && p.k > kc_max);
   const int64_t nc_max = nc_for(p.compute);
   float* c_buf = partials ? reinterpret_cast<float*>(c_scratch.get((rows.end - rows.begin) * nc_max * 4)) : nullptr;
   const int64_t out_es = static_cast<int64_t>(dtype_block_bytes(p.out_dtype));
@@ -115,7 +123,7 @@ void run_block(const Problem& p, Range rows, Range cols) {
                 t.c = c_buf + (row - rows.begin) * nc_max + jr;
                 t.ldc = nc_max;
               }
-              if (last) {
+              if (last && !epilogue) {
                 t.out = p.out + (row * p.ldo + col) * out_es;
                 t.ldo = p.ldo;
                 t.out_dtype = p.out_dtype;
@@ -128,6 +136,9 @@ void run_block(const Problem& p, Range rows, Range cols) {
                           c, t);
           }
         }
+        if (epilogue && last)  // the block's sums are final (and still in cache): the epilogue's single store
+          for (int64_t i = ic; i < ic + mc; ++i)
+            p.epilogue->store(p.epilogue_row0 + i, jc, nc, c_buf + (i - rows.begin) * nc_max);
       }
     }
   }

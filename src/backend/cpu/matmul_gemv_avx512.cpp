@@ -55,6 +55,23 @@ void block(const Problem& p, int64_t n0, int cols, int64_t kc_step) {
   for (int64_t i = 0; i < p.m; ++i) _mm512_mask_storeu_ps(out + i * p.ldo + n0, out_mask, c[i]);
 }
 
+// With an epilogue: groups of 16 blocks (256 outputs) are computed into an f32 buffer [rows][256], then the epilogue
+// stores each row of the group once.
+void blocks_epilogue(const Problem& p, int64_t b_begin, int64_t b_end, int64_t kc_step) {
+  constexpr int64_t kGroup = 16;
+  alignas(64) float buf[kMaxRows * kGroup * 16];
+  for (int64_t g = b_begin; g < b_end; g += kGroup) {
+    const int64_t n0 = g * 16, width = std::min(std::min(b_end, g + kGroup) * 16, p.n) - n0;
+    Problem q = p;  // outputs n0 .. n0 + width of p, stored as f32 in buf
+    q.b.data = p.b.data + n0 * p.b.sn * 2;
+    q.n = width;
+    q.out = reinterpret_cast<std::byte*>(buf);
+    q.ldo = width;
+    for (int64_t j = 0; j < width; j += 16) block(q, j, static_cast<int>(std::min<int64_t>(16, width - j)), kc_step);
+    for (int64_t i = 0; i < p.m; ++i) p.epilogue->store(p.epilogue_row0 + i, n0, width, buf + i * width);
+  }
+}
+
 }  // namespace
 
 bool gemv_applies(const Problem& p) {
@@ -71,6 +88,7 @@ void run_gemv(const Problem& p) {
   // Below ~1 MFLOP the pool's wake-up costs more than a second thread saves.
   const bool tiny = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6;
   parallel_for(blocks, tiny ? blocks : 8, [&](int64_t begin, int64_t end) {
+    if (p.epilogue != nullptr) return blocks_epilogue(p, begin, end, kc_step);
     for (int64_t b = begin; b < end; ++b)
       block(p, b * 16, static_cast<int>(std::min<int64_t>(16, p.n - b * 16)), kc_step);
   });

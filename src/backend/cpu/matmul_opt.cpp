@@ -12,6 +12,7 @@
 #include "backend/cpu/primitive_cache.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "ops/infer.h"
 
 namespace ltx::cpu {
 namespace gemm {
@@ -53,12 +54,22 @@ struct Plan {
   BatchDims batch;
 };
 
+// The matmul's own output dtype: out's, or with an epilogue (whose store decides out's dtype) what infer gives.
+DType product_dtype(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out,
+                    const MatMulEpilogue* epilogue) {
+  if (epilogue == nullptr) return out.dtype();
+  const std::array<TensorMeta, 2> metas{TensorMeta{in[0].dtype(), in[0].shape()},
+                                        TensorMeta{in[1].dtype(), in[1].shape()}};
+  return infer::matmul(attrs, metas).dtype;
+}
+
 // False when our kernel does not take the call (dtypes, layouts, CPU).
-bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Plan& plan) {
+bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, const MatMulEpilogue* epilogue,
+              Plan& plan) {
   if (!avx512_available() || in.size() != 2) return false;
   const Tensor& a = in[0];
   const Tensor& b = in[1];
-  const DType ad = a.dtype(), bd = b.dtype(), od = out.dtype();
+  const DType ad = a.dtype(), bd = b.dtype(), od = product_dtype(attrs, in, out, epilogue);
   if (!dtype_is_float(ad) || od != ad || !out.is_contiguous()) return false;
   if (!dtype_is_float(bd) && !(dtype_is_quantized(bd) && b.rank() == 2 && attrs.transpose_b)) return false;
 
@@ -82,6 +93,7 @@ bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor
   p.out_dtype = od;
   p.ldo = p.n;
   p.compute = compute_for(ad, bd);
+  p.epilogue = epilogue;
 
   BatchDims& batch = plan.batch;
   batch.rank = out.rank() - 2;
@@ -125,9 +137,13 @@ bool onednn_faster(const Problem& p) {
 
 // The call as one oneDNN matmul, when it is a single problem oneDNN takes (the same f32 or bf16 dtype
 // throughout, a with unit k stride, b dense in either orientation) and the rule above says oneDNN is faster.
-bool onednn_route(const Plan& plan) {
+// With an epilogue only into an f32 output: oneDNN stores the f32 sums there and the epilogue then runs over them in
+// place (a second pass, but the f32 bits of the unfused steps); anything else stays on our kernels, which take the
+// epilogue before their single store.
+bool onednn_route(const Plan& plan, DType out_dtype) {
   const Problem& p = plan.p;
   if (plan.batch.rank != 0 || p.a.sk != 1 || p.a.sm < p.k || p.k == 0) return false;
+  if (p.epilogue != nullptr && (out_dtype != DType::F32 || p.out_dtype != DType::F32)) return false;
   if (p.a.dtype != p.b.dtype || !onednn::supports(p.a.dtype)) return false;
   const bool b_dense = (p.b.sk == 1 && p.b.sn >= p.k) || (p.b.sn == 1 && p.b.sk >= p.n);
   return b_dense && onednn_faster(p);
@@ -148,6 +164,11 @@ void run_onednn(const Problem& p) {
   s.a = s.b = s.out = p.a.dtype;
   s.lda = p.a.sm, s.b_sk = p.b.sk, s.b_sn = p.b.sn, s.ldo = p.ldo;
   onednn_primitive(s)->run(p.a.data, p.b.data, p.out);
+  if (p.epilogue == nullptr) return;
+  parallel_for(p.m, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      p.epilogue->store(r, 0, p.n, reinterpret_cast<const float*>(p.out) + r * p.ldo);  // in place, f32
+  });
 }
 
 void run_own(const Plan& plan) {
@@ -170,27 +191,29 @@ void run_own(const Plan& plan) {
     q.a.data = p.a.data + a_off * a_es;
     q.b.data = p.b.data + b_off * b_es;
     q.out = p.out + flat * p.m * p.n * o_es;
+    q.epilogue_row0 = flat * p.m;
     run_avx512(q);
   }
 }
 
 }  // namespace
 
-bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out) {
+bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out,
+                const MatMulEpilogue* epilogue) {
   Plan plan;
-  if (!plan_for(attrs, in, out, plan)) return false;
+  if (!plan_for(attrs, in, out, epilogue, plan)) return false;
   if (out.numel() > 0) run_own(plan);
   return true;
 }
 
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path) {
   Plan plan;
-  if (!plan_for(attrs, in, out, plan)) return false;
+  if (!plan_for(attrs, in, out, nullptr, plan)) return false;
   const bool any = out.numel() > 0 && plan.p.k > 0;
-  path = out.numel() > 0 && onednn_route(plan) ? Path::OneDNN
-         : any && gemv_applies(plan.p)         ? Path::Gemv
-         : any && small_m_applies(plan.p)      ? Path::Panel
-                                               : Path::Blocked;
+  path = out.numel() > 0 && onednn_route(plan, out.dtype()) ? Path::OneDNN
+         : any && gemv_applies(plan.p)                      ? Path::Gemv
+         : any && small_m_applies(plan.p)                   ? Path::Panel
+                                                            : Path::Blocked;
   return true;
 }
 
@@ -200,11 +223,11 @@ void force_onednn_for_testing(bool on) { g_force_onednn.store(on); }
 
 namespace opt {
 
-bool try_matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) {
+bool try_matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out, const MatMulEpilogue* epilogue) {
   gemm::Plan plan;
-  if (!gemm::plan_for(attrs, in, out, plan)) return false;
+  if (!gemm::plan_for(attrs, in, out, epilogue, plan)) return false;
   if (out.numel() == 0) return true;
-  if (gemm::onednn_route(plan))
+  if (gemm::onednn_route(plan, out.dtype()))
     gemm::run_onednn(plan.p);
   else
     gemm::run_own(plan);

@@ -1,5 +1,6 @@
 // Reference MatMul: out[..., m, n] = Σ_k a[..., m, k]·b[..., k, n] with f32 accumulation, one rounding at the
-// store. Batch dims broadcast numpy-style (a 2-D b is shared by every batch: the Linear case x·Wᵀ).
+// store. Batch dims broadcast numpy-style (a 2-D b is shared by every batch: the Linear case x·Wᵀ). With an
+// epilogue (kernels.h) the f32 sums go to it instead of being rounded into out: the oracle of the fused kernels.
 #include <vector>
 
 #include "backend/cpu/kernels.h"
@@ -58,12 +59,14 @@ void load_a_row(const Tensor& a, const Geometry& g, int64_t r, float* row) {
   for (int64_t k = 0; k < g.k; ++k) row[k] = load_as_f32(base + k * g.a_sk * static_cast<int64_t>(es), a.dtype());
 }
 
-void matmul_plain(const Tensor& a, const Tensor& b, const Geometry& g, const Tensor& out) {
+void matmul_plain(const Tensor& a, const Tensor& b, const Geometry& g, const Tensor& out,
+                  const MatMulEpilogue* epilogue) {
   const int64_t rows = g.batch.numel() * g.m;
   const auto bes = static_cast<int64_t>(dtype_block_bytes(b.dtype()));
   const auto oes = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
   parallel_for(rows, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> a_row(static_cast<size_t>(g.k));  // [K]
+    std::vector<float> a_row(static_cast<size_t>(g.k));                // [K]
+    std::vector<float> sums(epilogue ? static_cast<size_t>(g.n) : 0);  // [N]: the row's results for the epilogue
     int64_t index[kMaxRank] = {};
     for (int64_t r = begin; r < end; ++r) {
       load_a_row(a, g, r, a_row.data());
@@ -74,15 +77,20 @@ void matmul_plain(const Tensor& a, const Tensor& b, const Geometry& g, const Ten
         float acc = 0.0f;
         for (int64_t k = 0; k < g.k; ++k)
           acc += a_row[static_cast<size_t>(k)] * load_as_f32(b_base + (k * g.b_sk + n * g.b_sn) * bes, b.dtype());
-        store_from_f32(o + n * oes, out.dtype(), acc);
+        if (epilogue)
+          sums[static_cast<size_t>(n)] = acc;
+        else
+          store_from_f32(o + n * oes, out.dtype(), acc);
       }
+      if (epilogue) epilogue->store(r, 0, g.n, sums.data());
     }
   });
 }
 
 // Quantized b is [N, K] used transposed: each weight row n is dequantized once (O(K) scratch per thread) and
 // dotted with every row of a; threads own disjoint output columns.
-void matmul_quantized(const Tensor& a, const Tensor& b, const Geometry& g, const Tensor& out) {
+void matmul_quantized(const Tensor& a, const Tensor& b, const Geometry& g, const Tensor& out,
+                      const MatMulEpilogue* epilogue) {
   const int64_t rows = g.batch.numel() * g.m;
   const auto block = static_cast<int64_t>(dtype_block_elems(b.dtype()));
   const auto row_bytes = b.strides()[0] / block * static_cast<int64_t>(dtype_block_bytes(b.dtype()));
@@ -96,7 +104,10 @@ void matmul_quantized(const Tensor& a, const Tensor& b, const Geometry& g, const
         load_a_row(a, g, r, a_row.data());
         float acc = 0.0f;
         for (int64_t k = 0; k < g.k; ++k) acc += a_row[static_cast<size_t>(k)] * b_row[static_cast<size_t>(k)];
-        store_from_f32(out.raw() + (r * g.n + n) * oes, out.dtype(), acc);
+        if (epilogue)
+          epilogue->store(r, n, 1, &acc);
+        else
+          store_from_f32(out.raw() + (r * g.n + n) * oes, out.dtype(), acc);
       }
     }
   });
@@ -104,17 +115,19 @@ void matmul_quantized(const Tensor& a, const Tensor& b, const Geometry& g, const
 
 }  // namespace
 
-void matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) {
+void matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out) { matmul(attrs, in, out, nullptr); }
+
+void matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out, const MatMulEpilogue* epilogue) {
   std::vector<TensorMeta> metas;
   for (const Tensor& t : in) metas.push_back({t.dtype(), t.shape()});
   const TensorMeta expect = infer::matmul(attrs, metas);
-  LTX_CHECK(out.dtype() == expect.dtype && out.shape() == expect.shape && out.is_contiguous(), "cpu", "matmul: output ",
-            out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
+  LTX_CHECK((epilogue || out.dtype() == expect.dtype) && out.shape() == expect.shape && out.is_contiguous(), "cpu",
+            "matmul: output ", out.describe(), " must be a contiguous ", dtype_name(expect.dtype), expect.shape.str());
   const Geometry g = geometry_of(attrs, in[0], in[1], out);
   if (dtype_is_quantized(in[1].dtype()))
-    matmul_quantized(in[0], in[1], g, out);
+    matmul_quantized(in[0], in[1], g, out, epilogue);
   else
-    matmul_plain(in[0], in[1], g, out);
+    matmul_plain(in[0], in[1], g, out, epilogue);
 }
 
 }  // namespace ltx::cpu::ref

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "backend/cpu/matmul_avx512.h"
 #include "core/error.h"
@@ -167,6 +168,28 @@ void run_tiles(const Problem& p, const std::byte* panel, int64_t strip, int64_t 
   }
 }
 
+// With an epilogue: each group of up to 16 tiles of W rows is computed into an f32 buffer [M][group columns] (the
+// results are kept in L1/L2), then the epilogue stores each of its M rows once.
+void run_tiles_epilogue(const Problem& p, const std::byte* panel, int64_t strip, int64_t n_begin, int64_t n_end, int r,
+                        int64_t block_m) {
+  const int64_t group = 16 * static_cast<int64_t>(r);
+  thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<size_t>(p.m * group)) buf.resize(static_cast<size_t>(p.m * group));
+  const int64_t b_es = static_cast<int64_t>(dtype_block_bytes(p.b.dtype));
+  for (int64_t g0 = n_begin; g0 < n_end; g0 += group) {
+    const int64_t width = std::min(group, n_end - g0);
+    Problem q = p;  // columns g0 .. g0 + width of p, stored as f32 in buf
+    q.b.data = p.b.data + g0 * p.b.sn * b_es;
+    q.n = width;
+    q.out = reinterpret_cast<std::byte*>(buf.data());
+    q.ldo = width;
+    q.out_dtype = DType::F32;
+    q.epilogue = nullptr;
+    run_tiles(q, panel, strip, 0, width, r, block_m);
+    for (int64_t m = 0; m < p.m; ++m) p.epilogue->store(p.epilogue_row0 + m, g0, width, buf.data() + m * width);
+  }
+}
+
 class Panel {  // a 64-byte aligned buffer that only grows
  public:
   std::byte* get(int64_t bytes) {
@@ -210,7 +233,10 @@ void run_small_m(const Problem& p) {
   // Below ~1 MFLOP the pool's wake-up costs more than a second thread saves.
   const bool tiny = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6;
   parallel_for(tiles, tiny ? tiles : 1, [&](int64_t begin, int64_t end) {
-    run_tiles(p, panel, strip, begin * r, std::min(p.n, end * r), r, block_m);
+    if (p.epilogue != nullptr)
+      run_tiles_epilogue(p, panel, strip, begin * r, std::min(p.n, end * r), r, block_m);
+    else
+      run_tiles(p, panel, strip, begin * r, std::min(p.n, end * r), r, block_m);
   });
 }
 

@@ -6,7 +6,8 @@
 
 namespace ltx::cpu::opt {
 
-bool try_matmul(const MatMulAttrs& a, Inputs in, const Tensor& out);        // matmul*.cpp
+// matmul*.cpp; with an epilogue (kernels.h) the results go through it and out's dtype is the epilogue's.
+bool try_matmul(const MatMulAttrs& a, Inputs in, const Tensor& out, const MatMulEpilogue* epilogue = nullptr);
 bool try_attention(const AttentionAttrs& a, Inputs in, const Tensor& out);  // attention_opt*.cpp
 bool try_rope(const RopeAttrs& a, Inputs in, const Tensor& out);            // rope_opt_avx512.cpp
 // conv_opt*.cpp; `prepared` (may be null) keeps the weights in oneDNN's layout between runs of a plan step.
