@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <sstream>
 
@@ -256,6 +257,9 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
     clock.start("load models");
     m = ModelCache{};
     m.progress = progress;
+    // The tokenizer's thread first: it is the longest load, and overlaps all the others.
+    std::future<gemma3::Tokenizer> tokenizer;
+    if (!r.text_encoder.empty()) tokenizer = PromptEncoder::start_tokenizer(r.text_encoder);
     m.checkpoint = open_safetensors(r.checkpoint);
     check_checkpoint_parts(*m.checkpoint, r.checkpoint, r.dit.empty());
     // The DiT: the checkpoint's own, or --dit in any layout open_dit_checkpoint reads.
@@ -295,8 +299,8 @@ GenerateReport generate(const GenerateRequest& r, ProgressReporter* progress, Mo
     }
     if (r.two_stage) m.upsampler = load_upsampler(open_safetensors(r.upsampler), r.compute);
     if (!r.text_encoder.empty())
-      m.encoder = PromptEncoder::load(r.text_encoder, m.checkpoint, m.models->config.at("transformer"), r.compute,
-                                      prepared_cache_dir());
+      m.encoder = PromptEncoder::load(r.text_encoder, std::move(tokenizer), m.checkpoint,
+                                      m.models->config.at("transformer"), r.compute, prepared_cache_dir());
     m.key = cache_key(r);
     clock.stop();
   }

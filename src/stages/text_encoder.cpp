@@ -14,17 +14,27 @@ bool is_gguf(const std::string& path) { return path.size() > 5 && path.substr(pa
 
 }  // namespace
 
+std::future<gemma3::Tokenizer> PromptEncoder::start_tokenizer(const std::string& gemma_path) {
+  return std::async(std::launch::async, [gemma_path] {
+    return is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
+  });
+}
+
 std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
                                                    const Json& tc, DType compute, const std::string& cache_dir,
                                                    int64_t max_length) {
-  // The tokenizer (one thread, ~0.1 s for a 262k GGUF vocabulary) is built beside the model's load, which is
-  // mostly mapping and hashing on the pool: on the first generation the two overlap.
-  std::future<gemma3::Tokenizer> tok = std::async(std::launch::async, [&gemma_path] {
-    return is_gguf(gemma_path) ? gemma3::Tokenizer::from_gguf(gemma_path) : gemma3::Tokenizer::load(gemma_path);
-  });
+  return load(gemma_path, start_tokenizer(gemma_path), checkpoint, tc, compute, cache_dir, max_length);
+}
+
+std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
+                                                   std::future<gemma3::Tokenizer> tokenizer,
+                                                   const std::shared_ptr<const WeightSource>& checkpoint,
+                                                   const Json& tc, DType compute, const std::string& cache_dir,
+                                                   int64_t max_length) {
+  // The model's load (mostly mapping and hashing on the pool) overlaps the tokenizer's thread.
   gemma3::Model model = gemma3::Model::load(gemma_path, compute, cache_dir);
-  std::unique_ptr<PromptEncoder> e(new PromptEncoder(tok.get(), std::move(model)));
+  std::unique_ptr<PromptEncoder> e(new PromptEncoder(tokenizer.get(), std::move(model)));
   e->max_length_ = max_length;
   e->load_conditioning(checkpoint, tc, compute);
   return e;

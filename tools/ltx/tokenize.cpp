@@ -45,7 +45,7 @@ int tokenize(Args args) {
     std::printf("%zu:", ids.size());
     for (int32_t id : ids) {
       if (pieces)
-        std::printf(" %d=%s", id, tok.piece(id).c_str());
+        std::printf(" %d=%.*s", id, static_cast<int>(tok.piece(id).size()), tok.piece(id).data());
       else
         std::printf(" %d", id);
     }

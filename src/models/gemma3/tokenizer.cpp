@@ -67,51 +67,20 @@ std::string replace_spaces(std::string_view text) {
   return out;
 }
 
-// Pieces by FNV-1a hash in an open-addressing table (for the GGUF merge rebuild): hash(prefix + c) extends
-// hash(prefix), so all prefixes of a piece cost one pass. A repeated piece maps to its last id.
-class PieceTable {
- public:
-  static constexpr uint64_t kSeed = 0xcbf29ce484222325ULL;
-  static uint64_t extend(uint64_t h, std::string_view s) {
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-    return h;
+// The piece the BPE sees for a GGUF token: whitespace-only tokens containing a space are stored with real spaces
+// and spelled as that many "▁" (gemma_tokenizer); every other token as stored.
+std::string_view gguf_piece(const std::string& token, std::string& scratch) {
+  if (token.find(' ') == std::string::npos) return token;
+  size_t n_chars = 0;
+  for (size_t i = 0; i < token.size(); ++n_chars) {
+    const size_t n = utf8_len(token, i);
+    if (!is_python_space(utf8_decode(token, i, n))) return token;
+    i += n;
   }
-  static uint64_t hash(std::string_view s) { return extend(kSeed, s); }
-
-  explicit PieceTable(const std::vector<std::string>& pieces) : pieces_(pieces) {
-    size_t capacity = 16;
-    while (capacity < 2 * pieces.size()) capacity <<= 1;
-    mask_ = capacity - 1;
-    slots_.assign(capacity, Slot{});
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      const uint64_t h = hash(pieces[i]);
-      for (size_t at = h & mask_;; at = (at + 1) & mask_) {
-        Slot& slot = slots_[at];
-        if (slot.id < 0 || (slot.hash == h && pieces_[static_cast<size_t>(slot.id)] == pieces[i])) {
-          slot = Slot{h, static_cast<int32_t>(i)};
-          break;
-        }
-      }
-    }
-  }
-  // The id of piece s (whose hash is h), or -1.
-  int32_t find(std::string_view s, uint64_t h) const {
-    for (size_t at = h & mask_;; at = (at + 1) & mask_) {
-      const Slot& slot = slots_[at];
-      if (slot.id < 0) return -1;
-      if (slot.hash == h && pieces_[static_cast<size_t>(slot.id)] == s) return slot.id;
-    }
-  }
-
- private:
-  struct Slot {
-    uint64_t hash = 0;
-    int32_t id = -1;
-  };
-  const std::vector<std::string>& pieces_;
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-};
+  scratch.clear();
+  for (size_t k = 0; k < n_chars; ++k) scratch += kSpaceMark;
+  return scratch;
+}
 
 template <typename T>
 const std::vector<T>& array_of(const GGUFFile& f, const char* key) {
@@ -147,8 +116,7 @@ void Tokenizer::build_byte_ids() {
   for (int b = 0; b < 256; ++b) {
     char name[8];
     std::snprintf(name, sizeof(name), "<0x%02X>", b);
-    const auto it = vocab_.find(name);
-    byte_ids_[b] = it == vocab_.end() ? -1 : it->second;
+    byte_ids_[b] = vocab_.find(name);
   }
   trie_.assign(1, TrieNode{});
 }
@@ -181,34 +149,20 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
             ": a GGUF with tokenizer.ggml.merges is not a Gemma-3 vocabulary this loader knows");
 
   Tokenizer t;
-  // Whitespace-only tokens containing a space are stored with real spaces; the BPE sees "▁" (gemma_tokenizer).
-  t.pieces_.reserve(tokens.size());
-  for (const std::string& tok : tokens) {
-    bool all_space = !tok.empty(), has_space = false;
-    size_t n_chars = 0;
-    for (size_t i = 0; i < tok.size() && all_space; ++n_chars) {
-      const size_t n = utf8_len(tok, i);
-      all_space = is_python_space(utf8_decode(tok, i, n));
-      has_space = has_space || (n == 1 && tok[i] == ' ');
-      i += n;
-    }
-    if (has_space && all_space) {
-      std::string marks;
-      for (size_t k = 0; k < n_chars; ++k) marks += kSpaceMark;
-      t.pieces_.push_back(std::move(marks));
-    } else {
-      t.pieces_.push_back(tok);
-    }
-  }
-  t.vocab_.reserve(t.pieces_.size());
-  for (size_t i = 0; i < t.pieces_.size(); ++i) t.vocab_[t.pieces_[i]] = static_cast<int32_t>(i);
+  size_t n_bytes = 0;
+  for (const std::string& tok : tokens) n_bytes += tok.size();
+  t.vocab_.reserve(tokens.size(), n_bytes + 64);
+  std::string scratch;
+  for (const std::string& tok : tokens) t.vocab_.push_back(gguf_piece(tok, scratch));
+  t.vocab_.index();
 
   t.derive_merges_ = true;
   t.build_byte_ids();
   // add_gguf_special_tokens: control tokens always; user-defined ones when their (stored) spelling is a piece.
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (types[i] == 3 || (types[i] == 4 && t.vocab_.count(tokens[i])))
-      t.add_special(tokens[i], t.vocab_.count(tokens[i]) ? t.vocab_.at(tokens[i]) : static_cast<int32_t>(i));
+    if (types[i] != 3 && types[i] != 4) continue;
+    const int32_t id = t.vocab_.find(tokens[i]);
+    if (types[i] == 3 || id >= 0) t.add_special(tokens[i], id >= 0 ? id : static_cast<int32_t>(i));
   }
   const auto id_of = [&](const char* key, int32_t fallback) {
     const GGUFValue* v = f.find(key);
@@ -227,19 +181,15 @@ Tokenizer Tokenizer::from_gguf(const std::string& path) { return from_gguf(*GGUF
 // table transformers looks halves up in keeps the last), l + r is a piece, whose last id m is the merged token,
 // and the split falls after l's k-th character of it; rank: m first, then longer l first.
 std::optional<Tokenizer::Merge> Tokenizer::derived_merge(int32_t l, int32_t r) const {
-  const auto n = static_cast<int32_t>(pieces_.size());
+  const auto n = static_cast<int32_t>(vocab_.size());
   if (l < 0 || r < 0 || l >= n || r >= n) return std::nullopt;
-  const std::string& left = pieces_[static_cast<size_t>(l)];
-  const std::string& right = pieces_[static_cast<size_t>(r)];
+  const std::string_view left = vocab_.piece(l);
+  const std::string_view right = vocab_.piece(r);
   if (left.empty() || right.empty()) return std::nullopt;
-  const auto canonical = [&](const std::string& piece, int32_t id) {
-    const auto it = vocab_.find(piece);
-    return it != vocab_.end() && it->second == id;
-  };
-  if (!canonical(left, l) || !canonical(right, r)) return std::nullopt;
-  const std::string merged = left + right;
-  const auto it = vocab_.find(merged);
-  if (it == vocab_.end()) return std::nullopt;
+  if (vocab_.find(left) != l || vocab_.find(right) != r) return std::nullopt;
+  const int32_t merged_id = vocab_.find_concat(left, right);
+  if (merged_id < 0) return std::nullopt;
+  const std::string_view merged = vocab_.piece(merged_id);
   uint64_t k = 0;
   size_t offset = 0;
   while (offset < left.size()) {
@@ -247,8 +197,8 @@ std::optional<Tokenizer::Merge> Tokenizer::derived_merge(int32_t l, int32_t r) c
     ++k;
   }
   if (offset != left.size()) return std::nullopt;  // l ends inside a character of the merged piece
-  const auto m = static_cast<uint64_t>(it->second);
-  return Merge{(m << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF)), it->second};
+  const auto m = static_cast<uint64_t>(merged_id);
+  return Merge{(m << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF)), merged_id};
 }
 
 std::optional<Tokenizer::Merge> Tokenizer::merge_of(int32_t l, int32_t r) const {
@@ -267,21 +217,18 @@ std::optional<std::pair<uint64_t, int32_t>> Tokenizer::merge_for_testing(int32_t
 // that grows one character at a time along the prefix.
 std::vector<std::pair<uint64_t, std::pair<uint64_t, int32_t>>> Tokenizer::list_gguf_merges_for_testing() const {
   std::vector<std::pair<uint64_t, std::pair<uint64_t, int32_t>>> out;
-  const PieceTable table(pieces_);
-  for (size_t i = 0; i < pieces_.size(); ++i) {
-    const std::string_view piece = pieces_[i];
-    const auto id = static_cast<int32_t>(i);
-    if (piece.empty() || table.find(piece, PieceTable::hash(piece)) != id) continue;  // a repeated piece: last id
-    uint64_t k = 0;                                                                   // split after the k-th character
-    uint64_t prefix_hash = PieceTable::kSeed;
+  for (int32_t id = 0; id < static_cast<int32_t>(vocab_.size()); ++id) {
+    const std::string_view piece = vocab_.piece(id);
+    if (piece.empty() || vocab_.find(piece) != id) continue;  // a repeated piece: last id
+    uint64_t k = 0;                                           // split after the k-th character
+    uint64_t prefix_hash = Vocabulary::kSeed;
     for (size_t start = 0, offset = utf8_len(piece, 0); offset < piece.size();
          start = offset, offset += utf8_len(piece, offset)) {
       ++k;
-      prefix_hash = PieceTable::extend(prefix_hash, piece.substr(start, offset - start));
-      const int32_t l = table.find(piece.substr(0, offset), prefix_hash);
+      prefix_hash = Vocabulary::extend(prefix_hash, piece.substr(start, offset - start));
+      const int32_t l = vocab_.find(piece.substr(0, offset), prefix_hash);
       if (l < 0) continue;
-      const std::string_view rest = piece.substr(offset);
-      const int32_t r = table.find(rest, PieceTable::hash(rest));
+      const int32_t r = vocab_.find(piece.substr(offset));
       if (r < 0) continue;
       const uint64_t rank = (static_cast<uint64_t>(id) << 20) | (0xFFFFFu - std::min<uint64_t>(k, 0xFFFFF));
       const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
@@ -310,11 +257,14 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
   for (const auto& [piece, id] : m.at("vocab").items()) n_ids = std::max<int64_t>(n_ids, id.get<int64_t>() + 1);
   for (const auto& a : j.value("added_tokens", Json::array()))
     n_ids = std::max<int64_t>(n_ids, a.at("id").get<int64_t>() + 1);
-  t.pieces_.assign(static_cast<size_t>(n_ids), std::string());
-  for (const auto& [piece, id] : m.at("vocab").items()) {
-    t.pieces_[id.get<size_t>()] = piece;
-    t.vocab_[piece] = id.get<int32_t>();
+  // Ids the model's vocab leaves out are added tokens (their content is their piece) or stay empty.
+  std::vector<std::string> pieces(static_cast<size_t>(n_ids));
+  for (const auto& [piece, id] : m.at("vocab").items()) pieces[id.get<size_t>()] = piece;
+  for (const auto& a : j.value("added_tokens", Json::array())) {
+    std::string& piece = pieces[a.at("id").get<size_t>()];
+    if (piece.empty()) piece = a.at("content").get<std::string>();
   }
+  t.vocab_ = Vocabulary(pieces);
   uint64_t rank = 0;
   for (const auto& mg : m.at("merges")) {
     std::string l, r;
@@ -328,18 +278,16 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
       l = s.substr(0, sp);
       r = s.substr(sp + 1);
     }
-    const auto li = t.vocab_.find(l), ri = t.vocab_.find(r), ni = t.vocab_.find(l + r);
-    LTX_CHECK(li != t.vocab_.end() && ri != t.vocab_.end() && ni != t.vocab_.end(), "tokenizer", path, ": merge '", l,
-              " ", r, "' names a piece outside the vocabulary");
-    const uint64_t key =
-        (static_cast<uint64_t>(static_cast<uint32_t>(li->second)) << 32) | static_cast<uint32_t>(ri->second);
-    t.merges_.emplace(key, Merge{rank++, ni->second});  // the first listing of a pair wins
+    const int32_t li = t.vocab_.find(l), ri = t.vocab_.find(r), ni = t.vocab_.find_concat(l, r);
+    LTX_CHECK(li >= 0 && ri >= 0 && ni >= 0, "tokenizer", path, ": merge '", l, " ", r,
+              "' names a piece outside the vocabulary");
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(li)) << 32) | static_cast<uint32_t>(ri);
+    t.merges_.emplace(key, Merge{rank++, ni});  // the first listing of a pair wins
   }
   t.build_byte_ids();
   for (const auto& a : j.value("added_tokens", Json::array())) {
     const std::string content = a.at("content").get<std::string>();
     const int32_t id = a.at("id").get<int32_t>();
-    if (t.pieces_[static_cast<size_t>(id)].empty()) t.pieces_[static_cast<size_t>(id)] = content;
     t.add_special(content, id);
     if (content == "<bos>") t.bos_id_ = id;
     if (content == "<eos>") t.eos_id_ = id;
@@ -369,16 +317,16 @@ void Tokenizer::bpe(std::string_view text, std::vector<int32_t>& out) const {
   std::vector<Sym> syms;
   bool prev_unk = false;
   for (std::string_view ch : utf8_chars(s)) {
-    const auto it = vocab_.find(std::string(ch));
+    const int32_t found = vocab_.find(ch);
     std::vector<int32_t> ids;
-    if (it != vocab_.end()) {
-      ids.push_back(it->second);
+    if (found >= 0) {
+      ids.push_back(found);
     } else {
       for (unsigned char b : ch) ids.push_back(byte_ids_[b]);
       if (std::find(ids.begin(), ids.end(), -1) != ids.end()) ids.assign(1, unk_id_);
     }
     for (int32_t id : ids) {
-      const bool unk = it == vocab_.end() && id == unk_id_;
+      const bool unk = found < 0 && id == unk_id_;
       if (unk && prev_unk) continue;  // fuse_unk
       prev_unk = unk;
       const auto n = static_cast<int32_t>(syms.size());

@@ -11,7 +11,7 @@
 // boundary of it (derived_merge; tested equal to the full list on the whole vocabulary). Tokens made
 // only of whitespace including a space are spelled as that many "▁"; control tokens (type 3) and user-defined
 // tokens (type 4) are matched whole in the raw text. Or from a Hugging Face tokenizer.json (vocab, ranked merges,
-// added_tokens).
+// added_tokens). Pieces are looked up in a Vocabulary (one byte buffer and a hash table, no allocation per piece).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/error.h"
 #include "core/tensor.h"
+#include "models/gemma3/vocabulary.h"
 
 namespace ltx {
 
@@ -56,8 +58,12 @@ class Tokenizer {
   // For tests: the merge the BPE uses for (l, r): rank and merged id, or nullopt.
   std::optional<std::pair<uint64_t, int32_t>> merge_for_testing(int32_t l, int32_t r) const;
 
-  int64_t vocab_size() const { return static_cast<int64_t>(pieces_.size()); }
-  const std::string& piece(int32_t id) const { return pieces_.at(static_cast<size_t>(id)); }
+  int64_t vocab_size() const { return vocab_.size(); }
+  std::string_view piece(int32_t id) const {
+    LTX_CHECK(id >= 0 && id < vocab_size(), "tokenizer", "token id ", id, " is outside the vocabulary of ",
+              vocab_size());
+    return vocab_.piece(id);
+  }
   int32_t bos_id() const { return bos_id_; }
   int32_t pad_id() const { return pad_id_; }
   int32_t eos_id() const { return eos_id_; }
@@ -79,11 +85,10 @@ class Tokenizer {
   void add_special(const std::string& text, int32_t id);
   void bpe(std::string_view text, std::vector<int32_t>& out) const;
 
-  std::vector<std::string> pieces_;                 // id -> piece as the model spells it
-  std::unordered_map<std::string, int32_t> vocab_;  // piece -> id (the last id for a repeated piece)
-  std::unordered_map<uint64_t, Merge> merges_;      // (left id << 32 | right id) -> rank and merged id (HF json)
-  bool derive_merges_ = false;                      // GGUF: merges follow from the vocabulary (derived_merge)
-  std::vector<TrieNode> trie_;                      // added tokens, matched on raw bytes
+  Vocabulary vocab_;                            // id <-> piece as the model spells it (a repeated piece: last id)
+  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank and merged id (HF json)
+  bool derive_merges_ = false;                  // GGUF: merges follow from the vocabulary (derived_merge)
+  std::vector<TrieNode> trie_;                  // added tokens, matched on raw bytes
   int32_t byte_ids_[256] = {};
   int32_t unk_id_ = 3, bos_id_ = 2, eos_id_ = 1, pad_id_ = 0;
 };
