@@ -7,16 +7,16 @@ namespace {
 
 using namespace ltx::ops;
 
-// x [5, 7] · Wᵀ [11, 7] + b → gelu: the matmul, then one fused pass for bias and activation.
-TEST(Compile, FusesBiasAndActivationAfterMatmul) {
+// x [5, 7] · Wᵀ [11, 7] + b → gelu: one step, the matmul with bias and activation as its epilogue.
+TEST(Compile, FusesBiasAndActivationIntoTheMatmul) {
   const Tensor x = random_tensor(DType::F32, {5, 7}, 1), w = random_tensor(DType::F32, {11, 7}, 2),
                b = random_tensor(DType::F32, {11}, 3);
   Graph g;
   Value y = gelu(linear(g.input("x", DType::F32, {5, 7}), g.constant("w", w), g.constant("b", b)));
   g.output(y, "y");
   auto plan = compile(g, no_dump());
-  EXPECT_EQ(plan->stats().n_steps, 2);
-  EXPECT_EQ(plan->stats().n_fused_ops, 1);  // the add folded into the gelu step
+  EXPECT_EQ(plan->stats().n_steps, 1);
+  EXPECT_EQ(plan->stats().n_fused_ops, 2);  // the matmul and the add folded into the gelu step
   const Tensor got = plan->run({x})[0];
 
   const Tensor mm = ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w});
@@ -97,6 +97,62 @@ TEST(Compile, FoldsCastOfF32ChainIntoItsStore) {
     ASSERT_EQ(got[i].nbytes(), expect[i].nbytes());
     EXPECT_EQ(std::memcmp(got[i].raw(), expect[i].raw(), got[i].nbytes()), 0) << "output " << i;
   }
+}
+
+// The matmul epilogue in validation precision: a Linear's bias, gelu_tanh and a gated residual (the DiT's
+// feed-forward shape of chain) fused into the matmul give the unfused plan's bytes, on the blocked path (K across
+// two KC slices) and the panel path (few rows).
+TEST(Compile, MatmulEpilogueHasTheUnfusedBitsInF32) {
+  for (const int64_t rows : {300, 20}) {
+    const Shape xs{2, rows / 2, 600};
+    const Tensor x = random_tensor(DType::F32, xs, 21), w = random_tensor(DType::F32, {45, 600}, 22),
+                 b = random_tensor(DType::F32, {45}, 23), r = random_tensor(DType::F32, {2, rows / 2, 45}, 24),
+                 gate = random_tensor(DType::F32, {2, 1, 45}, 25);
+    auto build = [&](Graph& g) {
+      Value vx = g.input("x", DType::F32, xs);
+      Value vr = g.input("r", DType::F32, r.shape());
+      Value vgate = g.input("gate", DType::F32, gate.shape());
+      g.output(add(vr, mul(vgate, gelu_tanh(linear(vx, g.constant("w", w), g.constant("b", b))))), "y");
+    };
+    Graph g1, g2;
+    build(g1);
+    build(g2);
+    CompileOptions unfused = no_dump();
+    unfused.fuse = false;
+    auto fused_plan = compile(g1, no_dump());
+    auto plain_plan = compile(g2, unfused);
+    EXPECT_EQ(fused_plan->stats().n_steps, 1) << rows;
+    const Tensor got = fused_plan->run({x, r, gate})[0];
+    const Tensor expect = plain_plan->run({x, r, gate})[0];
+    ASSERT_EQ(got.nbytes(), expect.nbytes());
+    EXPECT_EQ(std::memcmp(got.raw(), expect.raw(), got.nbytes()), 0) << rows;
+  }
+}
+
+// A product that something else also reads, or that is an output, keeps its own step; so does the second
+// of two products feeding one chain (one leading matmul per chain).
+TEST(Compile, MatmulEpilogueOnlyForASingleReader) {
+  const Tensor x = random_tensor(DType::F32, {6, 8}, 31), w = random_tensor(DType::F32, {5, 8}, 32),
+               b = random_tensor(DType::F32, {5}, 33);
+  Graph g;
+  Value vx = g.input("x", DType::F32, {6, 8});
+  Value p1 = matmul(vx, g.constant("w", w), false, true);
+  g.output(add(p1, g.constant("b", b)), "biased");
+  g.output(silu(p1), "activated");  // p1 has two readers
+  Value p2 = matmul(vx, g.constant("w2", w), false, true);
+  g.output(p2, "plain");
+  g.output(tanh(add(p2, g.constant("b2", b))), "reads_an_output");
+  Value p3 = matmul(vx, g.constant("w3", w), false, true), p4 = matmul(vx, g.constant("w4", w), false, true);
+  g.output(mul(p3, p4), "two_products");
+  auto plan = compile(g, no_dump());
+  // p1, add, silu, p2, tanh chain, and p3 (or p4) on its own: p3·p4 is one step led by the other product.
+  EXPECT_EQ(plan->stats().n_steps, 7);
+  const auto got = plan->run({x});
+  const Tensor mm = ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w});
+  EXPECT_LE(max_abs_diff(got[0], ref(OpKind::Add, NoAttrs{}, {mm, b})), 1e-6f);
+  EXPECT_LE(max_abs_diff(got[1], ref(OpKind::Silu, NoAttrs{}, {mm})), 1e-6f);
+  EXPECT_LE(max_abs_diff(got[2], mm), 1e-6f);
+  EXPECT_LE(max_abs_diff(got[4], ref(OpKind::Mul, NoAttrs{}, {mm, mm})), 1e-5f);
 }
 
 TEST(Compile, RemovesDeadNodes) {
