@@ -4,7 +4,9 @@
 //
 // Scores are kept transposed, s[key][query], with 16 queries per vector: the QK product broadcasts one key
 // element against a packed qᵀ panel (no packing of K), and the softmax statistics are per-lane maxima and sums
-// (no horizontal reductions). The PV product broadcasts p[key][query] against rows of V.
+// (no horizontal reductions). The PV product broadcasts p[key][query] against rows of V. Per key block: the QK
+// tiles store scaled scores, one pass finds the maxima, one pass takes the exponentials (bf16: straight into the
+// key pairs the PV product reads), and the PV tiles rescale the accumulator as they load it.
 //   f32 inputs:  f32 FMA throughout (products and sums in f32, as the reference).
 //   bf16 inputs: vdpbf16ps for q·k (exact products of the bf16 inputs, f32 sums) and for p·v with p rounded to
 //                bf16 (relative error <= 2^-9 per weight, the precision a bf16 engine stores probabilities in);
@@ -173,8 +175,8 @@ void pack_q(const Call& c, Workspace& ws, int64_t b, int64_t h, int64_t i0, int6
       qt[((d / 2) * kQBlock + i) * 2 + (d & 1)] = bits16(q0 + (i * qs_i + d * qs_d) * 2);
 }
 
-// s[j][0..kQBlock) = q·k_j for the kKTile keys at rows krow[j] (f32).
-void qk_tile_f32(const float* qt, int64_t dim, const float* const* krow, float* s) {
+// s[j][0..kQBlock) = scale·(q·k_j) for the kKTile keys at rows krow[j] (f32).
+void qk_tile_f32(const float* qt, int64_t dim, const float* const* krow, __m512 scale, float* s) {
   __m512 acc[kKTile][kQVecs];
   for (auto& row : acc)
     for (auto& a : row) a = _mm512_setzero_ps();
@@ -187,11 +189,11 @@ void qk_tile_f32(const float* qt, int64_t dim, const float* const* krow, float* 
     }
   }
   for (int j = 0; j < kKTile; ++j)
-    for (int v = 0; v < kQVecs; ++v) _mm512_storeu_ps(s + j * kQBlock + 16 * v, acc[j][v]);
+    for (int v = 0; v < kQVecs; ++v) _mm512_storeu_ps(s + j * kQBlock + 16 * v, _mm512_mul_ps(acc[j][v], scale));
 }
 
 // As qk_tile_f32 for bf16: d in pairs, one vdpbf16ps per pair.
-void qk_tile_bf16(const uint16_t* qt, int64_t pairs, const uint16_t* const* krow, float* s) {
+void qk_tile_bf16(const uint16_t* qt, int64_t pairs, const uint16_t* const* krow, __m512 scale, float* s) {
   __m512 acc[kKTile][kQVecs];
   for (auto& row : acc)
     for (auto& a : row) a = _mm512_setzero_ps();
@@ -206,15 +208,18 @@ void qk_tile_bf16(const uint16_t* qt, int64_t pairs, const uint16_t* const* krow
     }
   }
   for (int j = 0; j < kKTile; ++j)
-    for (int v = 0; v < kQVecs; ++v) _mm512_storeu_ps(s + j * kQBlock + 16 * v, acc[j][v]);
+    for (int v = 0; v < kQVecs; ++v) _mm512_storeu_ps(s + j * kQBlock + 16 * v, _mm512_mul_ps(acc[j][v], scale));
 }
 
-// o[r][c0 + 16·n] += Σ_j p[j][r] · v_j[c0 + 16·n] for kPVRows rows; the last vector masked by `tail`.
+// o[r][c0 + 16·n] = corr[r]·o[r][c0 + 16·n] + Σ_j p[j][r] · v_j[c0 + 16·n] for kPVRows rows (the online
+// softmax's rescale of the accumulator, applied as the tile loads it); the last vector masked by `tail`.
 template <int NV>
-void pv_tile_f32(float* o, int64_t ldo, const float* p, const float* v, int64_t v_row, int64_t nk, __mmask16 tail) {
+void pv_tile_f32(float* o, int64_t ldo, const float* corr, const float* p, const float* v, int64_t v_row, int64_t nk,
+                 __mmask16 tail) {
   __m512 acc[kPVRows][NV];
   for (int r = 0; r < kPVRows; ++r)
-    for (int n = 0; n < NV; ++n) acc[r][n] = _mm512_loadu_ps(o + r * ldo + 16 * n);
+    for (int n = 0; n < NV; ++n)
+      acc[r][n] = _mm512_mul_ps(_mm512_loadu_ps(o + r * ldo + 16 * n), _mm512_set1_ps(corr[r]));
   for (int64_t j = 0; j < nk; ++j) {
     __m512 vv[NV];
     for (int n = 0; n < NV; ++n)
@@ -231,10 +236,12 @@ void pv_tile_f32(float* o, int64_t ldo, const float* p, const float* v, int64_t 
 
 // bf16: p as key pairs [j2][query][2], v as key pairs [j2][dv_pad][2] (v_row = 2·dv_pad elements per pair).
 template <int NV>
-void pv_tile_bf16(float* o, int64_t ldo, const uint16_t* p, const uint16_t* v, int64_t v_row, int64_t n_pairs) {
+void pv_tile_bf16(float* o, int64_t ldo, const float* corr, const uint16_t* p, const uint16_t* v, int64_t v_row,
+                  int64_t n_pairs) {
   __m512 acc[kPVRows][NV];
   for (int r = 0; r < kPVRows; ++r)
-    for (int n = 0; n < NV; ++n) acc[r][n] = _mm512_loadu_ps(o + r * ldo + 16 * n);
+    for (int n = 0; n < NV; ++n)
+      acc[r][n] = _mm512_mul_ps(_mm512_loadu_ps(o + r * ldo + 16 * n), _mm512_set1_ps(corr[r]));
   for (int64_t j2 = 0; j2 < n_pairs; ++j2) {
     __m512bh vv[NV];
     for (int n = 0; n < NV; ++n) vv[n] = (__m512bh)_mm512_loadu_si512(v + j2 * v_row + 32 * n);
@@ -270,26 +277,21 @@ void dispatch_nv(int nv, Fn&& fn) {
 // Scores of keys [j0, j0 + nk) for the task's queries into ws.s (scaled, masked; -inf where causal excludes).
 void scores(const Call& c, Workspace& ws, const HeadKV& kv, int64_t b, int64_t h, int64_t i0, int64_t nq, int64_t j0,
             int64_t nk) {
+  const __m512 scale = _mm512_set1_ps(c.scale);
   for (int64_t t = 0; t < nk; t += kKTile) {
     float* s = ws.s.data() + t * kQBlock;
     if (!c.bf16) {
       const float* rows[kKTile];
       for (int j = 0; j < kKTile; ++j)  // keys past nk repeat the last one; their scores are never read
         rows[j] = reinterpret_cast<const float*>(kv.k) + (j0 + std::min<int64_t>(t + j, nk - 1)) * kv.k_row;
-      qk_tile_f32(ws.qt.data(), c.dim, rows, s);
+      qk_tile_f32(ws.qt.data(), c.dim, rows, scale, s);
     } else {
       const uint16_t* rows[kKTile];
       for (int j = 0; j < kKTile; ++j)
         rows[j] = reinterpret_cast<const uint16_t*>(kv.k) + (j0 + std::min<int64_t>(t + j, nk - 1)) * kv.k_row;
-      qk_tile_bf16(reinterpret_cast<const uint16_t*>(ws.qt.data()), c.dim_pairs, rows, s);
+      qk_tile_bf16(reinterpret_cast<const uint16_t*>(ws.qt.data()), c.dim_pairs, rows, scale, s);
     }
   }
-  const __m512 scale = _mm512_set1_ps(c.scale);
-  for (int64_t j = 0; j < nk; ++j)
-    for (int v = 0; v < kQVecs; ++v) {
-      float* s = ws.s.data() + j * kQBlock + 16 * v;
-      _mm512_storeu_ps(s, _mm512_mul_ps(_mm512_loadu_ps(s), scale));
-    }
   if (c.mask.defined()) {
     const int64_t ms_i = c.mask.strides()[2], ms_j = c.mask.strides()[3];
     const auto mes = static_cast<int64_t>(dtype_block_bytes(c.mask.dtype()));
@@ -316,9 +318,13 @@ void scores(const Call& c, Workspace& ws, const HeadKV& kv, int64_t b, int64_t h
   }
 }
 
-// Online-softmax step over ws.s[0..nk): probabilities in place (and as bf16 pairs in ws.p16), m and l updated,
-// ws.corr = exp(m_old - m_new) for rescaling the accumulator.
+// Online-softmax step over ws.s[0..nk): m and l updated, ws.corr = exp(m_old - m_new) for rescaling the
+// accumulator, and the probabilities written in place (f32) or, for bf16, only as bf16 key pairs in ws.p16 (the
+// PV product reads nothing else; l sums the unrounded f32 values in key order either way).
 void softmax_step(const Call& c, Workspace& ws, int64_t nk) {
+  // Pairs of keys interleaved per query for vdpbf16ps; an odd last key pairs with p = 0.
+  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                                              6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   for (int v = 0; v < kQVecs; ++v) {
     float* s = ws.s.data() + 16 * v;
     __m512 block_max = _mm512_set1_ps(kNegInf);
@@ -336,35 +342,33 @@ void softmax_step(const Call& c, Workspace& ws, int64_t nk) {
     const __m512 shift = _mm512_mask_mov_ps(m_new, dead, _mm512_setzero_ps());
     const __m512 corr = exp_nonpositive(_mm512_sub_ps(m_old, shift));
     __m512 sum = _mm512_setzero_ps();
-    for (int64_t j = 0; j < nk; ++j) {
-      const __m512 p = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + j * kQBlock), shift));
-      sum = _mm512_add_ps(sum, p);
-      _mm512_storeu_ps(s + j * kQBlock, p);
+    if (!c.bf16) {
+      for (int64_t j = 0; j < nk; ++j) {
+        const __m512 p = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + j * kQBlock), shift));
+        sum = _mm512_add_ps(sum, p);
+        _mm512_storeu_ps(s + j * kQBlock, p);
+      }
+    } else {
+      for (int64_t j = 0; j < nk; j += 2) {
+        const __m512 even = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + j * kQBlock), shift));
+        sum = _mm512_add_ps(sum, even);
+        __m512 odd = _mm512_setzero_ps();
+        if (j + 1 < nk) {
+          odd = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + (j + 1) * kQBlock), shift));
+          sum = _mm512_add_ps(sum, odd);
+        }
+        const __m512i halves = (__m512i)_mm512_cvtne2ps_pbh(odd, even);  // [even 0..15, odd 0..15]
+        _mm512_storeu_si512(ws.p16.data() + ((j / 2) * kQBlock + 16 * v) * 2,
+                            _mm512_permutexvar_epi16(interleave, halves));
+      }
     }
     _mm512_store_ps(ws.m + 16 * v, m_new);
     _mm512_store_ps(ws.l + 16 * v, _mm512_fmadd_ps(_mm512_load_ps(ws.l + 16 * v), corr, sum));
     _mm512_store_ps(ws.corr + 16 * v, corr);
   }
-  if (!c.bf16) return;
-  // Pairs of keys interleaved per query for vdpbf16ps; an odd last key pairs with p = 0.
-  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
-                                              6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-  for (int64_t j = 0; j < nk; j += 2)
-    for (int v = 0; v < kQVecs; ++v) {
-      const __m512 even = _mm512_loadu_ps(ws.s.data() + j * kQBlock + 16 * v);
-      const __m512 odd = j + 1 < nk ? _mm512_loadu_ps(ws.s.data() + (j + 1) * kQBlock + 16 * v) : _mm512_setzero_ps();
-      const __m512i halves = (__m512i)_mm512_cvtne2ps_pbh(odd, even);  // [even 0..15, odd 0..15]
-      _mm512_storeu_si512(ws.p16.data() + ((j / 2) * kQBlock + 16 * v) * 2,
-                          _mm512_permutexvar_epi16(interleave, halves));
-    }
 }
 
 void accumulate_pv(const Call& c, Workspace& ws, const HeadKV& kv, int64_t j0, int64_t nk) {
-  for (int64_t i = 0; i < kQBlock; ++i) {
-    const __m512 f = _mm512_set1_ps(ws.corr[i]);
-    float* o = ws.o.data() + i * c.dv_pad;
-    for (int64_t d = 0; d < c.dv_pad; d += 16) _mm512_storeu_ps(o + d, _mm512_mul_ps(_mm512_loadu_ps(o + d), f));
-  }
   for (int64_t c0 = 0; c0 < c.dim_v; c0 += 16 * kPVVecs) {
     const int64_t width = std::min<int64_t>(16 * kPVVecs, c.dim_v - c0);
     const int nv = static_cast<int>((width + 15) / 16);
@@ -375,10 +379,10 @@ void accumulate_pv(const Call& c, Workspace& ws, const HeadKV& kv, int64_t j0, i
       for (int r0 = 0; r0 < kQBlock; r0 += kPVRows) {
         float* o = ws.o.data() + r0 * c.dv_pad + c0;
         if (!c.bf16) {
-          pv_tile_f32<NV>(o, c.dv_pad, ws.s.data() + r0, reinterpret_cast<const float*>(kv.v) + j0 * kv.v_row + c0,
-                          kv.v_row, nk, tail);
+          pv_tile_f32<NV>(o, c.dv_pad, ws.corr + r0, ws.s.data() + r0,
+                          reinterpret_cast<const float*>(kv.v) + j0 * kv.v_row + c0, kv.v_row, nk, tail);
         } else {
-          pv_tile_bf16<NV>(o, c.dv_pad, ws.p16.data() + r0 * 2,
+          pv_tile_bf16<NV>(o, c.dv_pad, ws.corr + r0, ws.p16.data() + r0 * 2,
                            reinterpret_cast<const uint16_t*>(kv.v) + (j0 / 2) * kv.v_row + c0 * 2, kv.v_row,
                            (nk + 1) / 2);
         }
