@@ -146,7 +146,26 @@ HeadKV prepare_head(const Call& c, Workspace& ws, int64_t b, int64_t hk) {
   }
   const int64_t pairs = (c.len_k + 1) / 2;
   ws.v_pack16.resize(static_cast<size_t>(pairs * c.dv_pad * 2));
-  if (!reuse) {
+  if (!reuse && vs_d == 1 && c.dim_v % 32 == 0) {
+    // Rows j and j + 1 (zeros past the last key) interleaved 32 elements at a time.
+    alignas(64) uint16_t first[32], second[32];
+    for (int e = 0; e < 32; ++e) {
+      first[e] = static_cast<uint16_t>(e / 2 + (e & 1) * 32);  // a0 b0 a1 b1 ... a15 b15
+      second[e] = static_cast<uint16_t>(first[e] + 16);        // a16 b16 ... a31 b31
+    }
+    const __m512i lo = _mm512_load_si512(first), hi = _mm512_load_si512(second);
+    for (int64_t j2 = 0; j2 < pairs; ++j2) {
+      const std::byte* a = v0 + 2 * j2 * vs_j * 2;
+      const bool has_b = 2 * j2 + 1 < c.len_k;
+      uint16_t* dst = ws.v_pack16.data() + j2 * c.dv_pad * 2;
+      for (int64_t d = 0; d < c.dim_v; d += 32) {
+        const __m512i ra = _mm512_loadu_si512(a + d * 2);
+        const __m512i rb = has_b ? _mm512_loadu_si512(a + (vs_j + d) * 2) : _mm512_setzero_si512();
+        _mm512_storeu_si512(dst + 2 * d, _mm512_permutex2var_epi16(ra, lo, rb));
+        _mm512_storeu_si512(dst + 2 * d + 32, _mm512_permutex2var_epi16(ra, hi, rb));
+      }
+    }
+  } else if (!reuse) {
     std::fill(ws.v_pack16.begin(), ws.v_pack16.end(), uint16_t{0});
     for (int64_t j = 0; j < c.len_k; ++j)
       for (int64_t d = 0; d < c.dim_v; ++d)
@@ -169,6 +188,18 @@ void pack_q(const Call& c, Workspace& ws, int64_t b, int64_t h, int64_t i0, int6
     return;
   }
   auto* qt = reinterpret_cast<uint16_t*>(ws.qt.data());
+  if (nq == kQBlock && qs_d == 1 && c.dim % 2 == 0 && qs_i * 2 * kQBlock < (int64_t{1} << 31)) {
+    // A full block of rows with whole pairs: pair d2 of 16 queries at a time is one gather (offsets in bytes).
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i rows[kQVecs];
+    for (int v = 0; v < kQVecs; ++v)
+      rows[v] = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(16 * v)),
+                                   _mm512_set1_epi32(static_cast<int>(qs_i * 2)));
+    for (int64_t d2 = 0; d2 < c.dim_pairs; ++d2)
+      for (int v = 0; v < kQVecs; ++v)
+        _mm512_storeu_si512(qt + (d2 * kQBlock + 16 * v) * 2, _mm512_i32gather_epi32(rows[v], q0 + d2 * 4, 1));
+    return;
+  }
   std::fill(qt, qt + c.dim_pairs * kQBlock * 2, uint16_t{0});
   for (int64_t i = 0; i < nq; ++i)
     for (int64_t d = 0; d < c.dim; ++d)
