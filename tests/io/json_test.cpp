@@ -25,6 +25,12 @@ TEST(Json, MalformedTextNamesTheOrigin) {
 TEST(Json, DuplicateKeysAreErrors) {
   test::expect_error([] { parse_json(R"({"a": 1, "a": 2})", "c.json"); }, {"c.json", "duplicate key \"a\""});
   test::expect_error([] { parse_json(R"({"x": [{"n": 1, "n": 1}]})", "c.json"); }, {"duplicate key \"n\""});
+  test::expect_error([] { parse_json(R"({"": 1, "b": {}, "": 2})", "c.json"); }, {"duplicate key \"\""});
+  // Many siblings (as a safetensors header's tensor entries), the repeat last.
+  std::string many = "{";
+  for (int i = 0; i < 3000; ++i) many += "\"t" + std::to_string(i) + "\": {\"shape\": [1]}, ";
+  EXPECT_EQ(parse_json(many + "\"t\": 0}", "h").size(), 3001u);
+  test::expect_error([&] { parse_json(many + "\"t7\": 0}", "h"); }, {"duplicate key \"t7\""});
 }
 
 }  // namespace
