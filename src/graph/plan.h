@@ -50,7 +50,7 @@ struct PlanStats {
   int n_live = 0;          // after dead-node elimination
   int n_steps = 0;         // kernels run
   int n_fused_ops = 0;     // elementwise ops folded into fused steps (not materialized)
-  int n_aliases = 0;       // reshapes that became views
+  int n_aliases = 0;       // reshapes and permutes that became views
   size_t arena_bytes = 0;  // the plan's activation peak (with the inputs when it holds them)
   size_t input_bytes = 0;  // the inputs' bytes when the arena holds them (they share arena_bytes), else 0
   size_t naive_bytes = 0;  // what the activations would take without reuse
