@@ -76,27 +76,17 @@ PromptContexts PromptEncoder::encode(const std::vector<std::string>& prompts, bo
   return encode_ids(batch.ids, batch.mask, keep_hidden_states);
 }
 
-const Tensor& PromptEncoder::stack_states(const std::vector<Tensor>& states) {
-  const int64_t b = states[0].dim(0), keep = states[0].dim(1), d = states[0].dim(2);
-  const auto l = static_cast<int64_t>(states.size());
-  LTX_CHECK(keep <= max_length_, "text encoder", "Gemma returned ", keep, " columns, more than max_length ",
-            max_length_);
-  const int64_t t = std::min(max_length_, (keep + kColumnBucket - 1) / kColumnBucket * kColumnBucket);
-  const Shape shape{b, t, l, d};
-  if (stacked_.shape() != shape) {
-    stacked_ = Tensor::empty(DType::F32, shape);  // zero-filled
-    padded_tail_ = 0;
+void PromptEncoder::stack_states(const std::vector<Tensor>& states, const Tensor& stacked) {
+  const int64_t b = states[0].dim(0), keep = states[0].dim(1), d = states[0].dim(2), c = stacked.dim(1);
+  Tensor out = stacked;  // a view of the plan's input slot
+  if (keep < c) {
+    Tensor pads = out.slice(1, 0, c - keep);
+    pads.copy_from(Tensor::empty(DType::F32, pads.shape()));  // zero-filled
   }
-  if (padded_tail_ > keep) {  // columns the last call wrote that are pads now
-    Tensor stale = stacked_.slice(1, t - padded_tail_, t - keep);
-    stale.copy_from(Tensor::empty(DType::F32, stale.shape()));
+  for (size_t i = 0; i < states.size(); ++i) {
+    const auto l = static_cast<int64_t>(i);
+    out.slice(1, c - keep, c).slice(2, l, l + 1).copy_from(states[i].contiguous().reshape({b, keep, 1, d}));
   }
-  for (int64_t i = 0; i < l; ++i)
-    stacked_.slice(1, t - keep, t)
-        .slice(2, i, i + 1)
-        .copy_from(states[static_cast<size_t>(i)].contiguous().reshape({b, keep, 1, d}));
-  padded_tail_ = keep;
-  return stacked_;
 }
 
 PromptContexts PromptEncoder::encode_ids(const Tensor& ids, const Tensor& mask, bool keep_hidden_states,
@@ -104,30 +94,43 @@ PromptContexts PromptEncoder::encode_ids(const Tensor& ids, const Tensor& mask, 
   LTX_CHECK(ids.rank() == 2 && ids.dim(1) == max_length_ && mask.shape() == ids.shape(), "text encoder", "ids ",
             ids.describe(), " and mask ", mask.describe(), " must be [B, ", max_length_, "]");
   const gemma3::Output states = real_tokens ? model_.forward_real_tokens(ids, mask) : model_.forward_padded(ids, mask);
-  const Tensor& stacked = stack_states(states.hidden_states);
-  const int64_t b = ids.dim(0), t = ids.dim(1), first = t - stacked.dim(1);  // columns before `first`: pads only
+  const std::vector<Tensor>& hs = states.hidden_states;  // [B, T', D] each
+  const int64_t b = ids.dim(0), t = ids.dim(1), keep = hs[0].dim(1), d = hs[0].dim(2);
+  const auto n_states = static_cast<int64_t>(hs.size());
+  LTX_CHECK(keep <= max_length_, "text encoder", "Gemma returned ", keep, " columns, more than max_length ",
+            max_length_);
+  const int64_t c = std::min(max_length_, (keep + kColumnBucket - 1) / kColumnBucket * kColumnBucket);
+  const int64_t first = t - c;  // columns before `first`: pads only
   Graph g;
   ltxm::Feed feed;
   ltxm::Taps taps;
-  const Value hidden = feed.add(g, "hidden_states", stacked);
+  const Value hidden = g.input("hidden_states", DType::F32, {b, c, n_states, d});  // input 0: stack_states writes it
+  feed.tensors.emplace_back();
   const Value mask_v = feed.add(g, "attention_mask", mask.slice(1, first, t).to(DType::F32));
   const ltxm::FeatureExtractor::Out f = features_.stacked(hidden, mask_v, taps);
-  auto connect = [&](const ltxm::EmbeddingsConnector& c, Value x, const std::string& name) {
-    const nn::RopeTables rope = c.rope_tables(b, t);
-    const Value reg = feed.add(g, name + ".ids", c.register_ids(mask, first));
+  auto connect = [&](const ltxm::EmbeddingsConnector& conn, Value x, const std::string& name) {
+    const nn::RopeTables rope = conn.rope_tables(b, t);
+    const Value reg = feed.add(g, name + ".ids", conn.register_ids(mask, first));
     const Value cos = feed.add(g, name + ".cos", rope.cos);
     const Value sin = feed.add(g, name + ".sin", rope.sin);
-    return c(x, reg, cos, sin, name, taps);
+    return conn(x, reg, cos, sin, name, taps);
   };
   g.output(connect(*video_, f.video, "video_connector"), "video");
   g.output(connect(*audio_, f.audio, "audio_connector"), "audio");
-  Plan& plan = plans_.get(g);  // one plan per column bucket C (stack_states)
-  const auto out = plan.run(std::span<const Tensor>(feed.tensors));
+  CompileOptions options = CompileOptions::from_env();
+  options.inputs_in_arena = true;
+  Plan& plan = plans_.get(g, options);  // one plan per column bucket C
+  stack_states(hs, plan.input(0));
+  for (size_t i = 1; i < feed.tensors.size(); ++i) {
+    Tensor slot = plan.input(i);
+    slot.copy_from(feed.tensors[i]);
+  }
+  const auto out = plan.run();
   PromptContexts contexts{out[0].clone(), out[1].clone(), {}};  // copies: the plan rewrites its outputs
-  if (keep_hidden_states)                                       // [B, max_length, D], zeros before the stacked columns
-    for (int64_t i = 0; i < stacked.dim(2); ++i) {
-      Tensor h = Tensor::empty(DType::F32, {b, t, stacked.dim(3)});  // zero-filled
-      h.slice(1, first, t).copy_from(stacked.slice(2, i, i + 1).contiguous().reshape({b, t - first, stacked.dim(3)}));
+  if (keep_hidden_states)                                       // [B, max_length, D], zeros before the real columns
+    for (int64_t i = 0; i < n_states; ++i) {
+      Tensor h = Tensor::empty(DType::F32, {b, t, d});  // zero-filled
+      h.slice(1, t - keep, t).copy_from(hs[static_cast<size_t>(i)]);
       contexts.hidden_states.push_back(std::move(h));
     }
   return contexts;

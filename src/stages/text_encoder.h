@@ -70,12 +70,12 @@ class PromptEncoder {
   PromptEncoder(std::optional<gemma3::Tokenizer> tokenizer, gemma3::Model model)
       : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
   void load_conditioning(const std::shared_ptr<const WeightSource>& checkpoint, const Json& tc, DType compute);
-  // The hidden states [B, T', D] (L of them) written into the last T' columns of one zero-padded stacked buffer
-  // [B, C, L, D] (the feature extractor's input, so its plan concatenates nothing), C = T' rounded up to
-  // kColumnBucket (at most max_length): the connectors replace every pad column by a register, so features are
-  // computed for the columns that can hold real tokens only, and nearby lengths share one plan. The buffer is reused
-  // across calls of the same C; only the columns the previous call wrote and this one does not are re-zeroed.
-  const Tensor& stack_states(const std::vector<Tensor>& states);
+  // The hidden states [B, T', D] (L of them) written into the last T' columns of `stacked` [B, C, L, D], the
+  // feature extractor plan's input slot (so its plan concatenates nothing, and no buffer outside the plan holds
+  // them), zeros before: C = T' rounded up to kColumnBucket (at most max_length): the connectors replace every pad
+  // column by a register, so features are computed for the columns that can hold real tokens only, and nearby
+  // lengths share one plan.
+  static void stack_states(const std::vector<Tensor>& states, const Tensor& stacked);
   static constexpr int64_t kColumnBucket = 32;
 
   std::optional<gemma3::Tokenizer> tokenizer_;
@@ -84,8 +84,6 @@ class PromptEncoder {
   std::unique_ptr<ltxm::EmbeddingsConnector> video_, audio_;
   int64_t max_length_ = 1024;
   PlanCache plans_;
-  Tensor stacked_;           // [B, C, L, D] f32
-  int64_t padded_tail_ = 0;  // columns [C - padded_tail_, C) may be nonzero
 };
 
 }  // namespace ltx::stages
