@@ -63,6 +63,9 @@ echo "latents, contexts, RoPE tables, timestep rows, live from the start to thei
 echo "- peak RSS $(gb3 "$peak") GB vs weights + plan peak $(gb3 "$target") GB: $(verdict "$peak" "$target")."
 echo "- peak RSS above RSS before load (code and libraries $(gb3 $((before - ours[caller_input_bytes]))) GB + the caller's inputs"
 echo "  $(gb3 "${ours[caller_input_bytes]}") GB): $(gb3 $((peak - before))) GB vs weights + plan peak $(gb3 "$target") GB: $(verdict $((peak - before)) "$target")."
-echo "- outside the plan at the end: malloc'd $(gb3 "${ours[heap_bytes]}") GB (the kernels' grow-only per-thread scratch, e.g. the GEMM's f32"
-echo "  partial sums, plus graph and plan structures); resident file pages $(gb_kb "${ours[rss_file_kb]}") GB (mapped weights and"
-echo "  inputs, code), anonymous $(gb_kb "${ours[rss_anon_kb]}") GB (arena, heap)."
+over=$(awk -v p="$peak" -v b="$before" -v t="$target" 'BEGIN { printf "%.3f", (p - b - t) / 1e9 }')
+echo "- the rest of the peak above RSS before load, $over GB, is outside the plan: the calls' malloc'd memory"
+echo "  $(gb3 $((ours[heap_bytes] - ours[heap_load_bytes]))) GB (the kernels' grow-only per-thread scratch, mostly the GEMM's f32 partial sums of"
+echo "  its row block x NC, the returned outputs, graph and plan structures), thread stacks and allocator slack."
+echo "  At the end: resident file pages $(gb_kb "${ours[rss_file_kb]}") GB (mapped weights and inputs, code), anonymous"
+echo "  $(gb_kb "${ours[rss_anon_kb]}") GB (arena, heap)."

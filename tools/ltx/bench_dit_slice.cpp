@@ -6,8 +6,9 @@
 // seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS before loading the DiT:
 // code, libraries and the caller's inputs), caller_input_bytes (those inputs' tensors), peak_rss_kb (VmHWM at the
 // end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan: its arena, which
-// holds the call's inputs too), plan_input_bytes (those inputs' share of it), heap_bytes (malloc'd bytes in use at
-// the end, glibc's mallinfo2: kernels' grow-only scratch, the returned outputs, graph and plan structures),
+// holds the call's inputs too), plan_input_bytes (those inputs' share of it), heap_load_bytes / heap_bytes (malloc'd
+// bytes in use after loading / after the last call while its outputs are alive, glibc's mallinfo2: what the calls
+// add is the kernels' grow-only per-thread scratch, the returned outputs, graph and plan structures),
 // rss_file_kb / rss_anon_kb (resident file pages / anonymous memory at the end), threads.
 #include <malloc.h>
 #include <sys/resource.h>
@@ -62,6 +63,12 @@ double process_cpu_seconds() {
   return sec(u.ru_utime) + sec(u.ru_stime);
 }
 
+// Bytes malloc has handed out and not taken back (small chunks and mmap-ed blocks).
+size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -107,12 +114,15 @@ int bench_dit_slice(Args args) {
   ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16);
   std::fprintf(stderr, "# after load: RssFile %ld kB, RssAnon %ld kB\n", proc_status_kb("RssFile"),
                proc_status_kb("RssAnon"));
+  const size_t heap_load_bytes = heap_in_use();
 
   std::vector<double> times, cpu_times;
+  size_t heap_bytes = 0;
   for (int r = 0; r <= reps; ++r) {
     const double c0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     const ltxm::DitOutput out = dit.run(call);
+    heap_bytes = heap_in_use();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = process_cpu_seconds() - c0;
     LTX_CHECK(out.video_velocity.defined() && out.audio_velocity.defined(), "bench", "the DiT returned no velocity");
@@ -135,8 +145,8 @@ int bench_dit_slice(Args args) {
   std::printf("weights_bytes=%zu\n", weights_bytes);
   std::printf("plan_peak_bytes=%zu\n", dit.plans().max_peak_bytes());
   std::printf("plan_input_bytes=%zu\n", dit.last_plan_stats().input_bytes);
-  const struct mallinfo2 heap = mallinfo2();
-  std::printf("heap_bytes=%zu\n", heap.uordblks + heap.hblkhd);
+  std::printf("heap_load_bytes=%zu\n", heap_load_bytes);
+  std::printf("heap_bytes=%zu\n", heap_bytes);
   std::printf("plans=%zu\n", dit.plans().size());
   std::printf("threads=%d\n", thread_count());
   return 0;
