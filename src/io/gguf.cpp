@@ -89,10 +89,19 @@ class Cursor {
     return v;
   }
 
-  std::string string(const char* what) {
+  void read_into(void* out, uint64_t n, const char* what) {
+    need(n, what);
+    if (n > 0) std::memcpy(out, data_ + pos_, n);
+    pos_ += n;
+  }
+
+  std::string string(const char* what) { return std::string(string_view(what)); }
+
+  // A view of the file's bytes (the mapping outlives the parse).
+  std::string_view string_view(const char* what) {
     const auto n = read<uint64_t>(what);
     need(n, what);
-    std::string s(reinterpret_cast<const char*>(data_ + pos_), n);
+    const std::string_view s(reinterpret_cast<const char*>(data_ + pos_), n);
     pos_ += n;
     return s;
   }
@@ -109,7 +118,7 @@ std::vector<T> read_array(Cursor& in, uint64_t count, const std::string& key) {
   if (count > in.left() / sizeof(T))
     in.bad("metadata '" + key + "': array of " + std::to_string(count) + " elements runs past the end of the file");
   std::vector<T> out(count);
-  for (uint64_t i = 0; i < count; ++i) out[i] = in.read<T>("array element");
+  in.read_into(out.data(), count * sizeof(T), "array elements");  // little-endian, as every supported host
   return out;
 }
 
@@ -145,9 +154,8 @@ GGUFArray read_array_value(Cursor& in, const std::string& key) {
       // Each string takes at least its 8-byte length, which bounds the count before anything is reserved.
       if (count > in.left() / 8)
         in.bad("metadata '" + key + "': array of " + std::to_string(count) + " strings cannot fit in the file");
-      std::vector<std::string> out;
-      out.reserve(count);
-      for (uint64_t i = 0; i < count; ++i) out.push_back(in.string("array string"));
+      std::vector<std::string_view> out(count);
+      for (uint64_t i = 0; i < count; ++i) out[i] = in.string_view("array string");
       return {std::move(out)};
     }
     case GGUFType::Array:

@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kGGUFTypeCount> kNames = {"u8",   "i8",  
 
 template <typename T>
 void put(std::ostringstream& out, const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
     // Tokens hold newlines and control bytes; escape them so a rendering stays on one line.
     out << '"';
     for (unsigned char ch : v) {

@@ -29,11 +29,13 @@ inline constexpr uint32_t kGGUFTypeCount = 13;
 std::string_view gguf_type_name(GGUFType t);  // "u32", "string", "array", ...
 
 // Alternatives are in GGUFType order, so variant::index() is the element type id. Nested arrays are not
-// supported (no known model uses them); their slot holds monostate.
+// supported (no known model uses them); their slot holds monostate. String elements are views of the file's
+// mapping (a Gemma vocabulary is 262k of them: no allocation each), valid while the GGUFFile that parsed them
+// lives.
 using GGUFArrayValues = std::variant<std::vector<uint8_t>, std::vector<int8_t>, std::vector<uint16_t>,
                                      std::vector<int16_t>, std::vector<uint32_t>, std::vector<int32_t>,
-                                     std::vector<float>, std::vector<bool>, std::vector<std::string>, std::monostate,
-                                     std::vector<uint64_t>, std::vector<int64_t>, std::vector<double>>;
+                                     std::vector<float>, std::vector<bool>, std::vector<std::string_view>,
+                                     std::monostate, std::vector<uint64_t>, std::vector<int64_t>, std::vector<double>>;
 
 struct GGUFArray {
   GGUFArrayValues values;

@@ -32,7 +32,7 @@ TEST(GGUFGemma, MetadataAndTensorsMatchGgufPy) {
   EXPECT_EQ(f.value("gemma3.attention.head_count_kv").as_int(), 1);
   EXPECT_EQ(f.value("gemma3.rope.freq_base").as_float(), 1000000.0);
   EXPECT_TRUE(f.value("tokenizer.ggml.add_bos_token").as_bool());
-  const auto& tokens = std::get<std::vector<std::string>>(f.value("tokenizer.ggml.tokens").as_array().values);
+  const auto& tokens = std::get<std::vector<std::string_view>>(f.value("tokenizer.ggml.tokens").as_array().values);
   ASSERT_EQ(tokens.size(), 262144u);
   EXPECT_EQ(tokens[2], "<bos>");
   EXPECT_EQ(tokens[106], "<end_of_turn>");

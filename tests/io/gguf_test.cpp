@@ -66,7 +66,8 @@ TEST_P(GGUFVersions, MetadataOfEveryType) {
   EXPECT_EQ(std::get<std::vector<bool>>(f.value("arr.bool").as_array().values), (std::vector<bool>{true, false, true}));
   const auto& strs = f.value("arr.str").as_array();
   EXPECT_EQ(strs.elem_type(), GGUFType::String);
-  EXPECT_EQ(std::get<std::vector<std::string>>(strs.values), (std::vector<std::string>{"<pad>", "", "hello world"}));
+  EXPECT_EQ(std::get<std::vector<std::string_view>>(strs.values),
+            (std::vector<std::string_view>{"<pad>", "", "hello world"}));
   EXPECT_EQ(f.value("arr.empty").as_array().size(), 0u);
   EXPECT_EQ(f.value("arr.str").str(2), R"([string x 3] "<pad>", "", ...)");
   EXPECT_EQ(f.value("ctl").str(), R"("a\nb\"\x01")");  // one line however odd the token
@@ -167,7 +168,7 @@ TEST(GGUF, LargeStringArray) {
   const std::string path = dir.file("tokens.gguf");
   test::write_bytes(path, w.build());
   const auto f = GGUFFile::open(path);
-  const auto& got = std::get<std::vector<std::string>>(f.value("tokenizer.ggml.tokens").as_array().values);
+  const auto& got = std::get<std::vector<std::string_view>>(f.value("tokenizer.ggml.tokens").as_array().values);
   ASSERT_EQ(got.size(), tokens.size());
   EXPECT_EQ(got[262143], "tok262143");
   EXPECT_EQ(f.value("tokenizer.ggml.tokens").str(2), R"([string x 262144] "tok0", "tok1", ...)");

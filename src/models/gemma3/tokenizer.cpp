@@ -69,8 +69,8 @@ std::string replace_spaces(std::string_view text) {
 
 // The piece the BPE sees for a GGUF token: whitespace-only tokens containing a space are stored with real spaces
 // and spelled as that many "▁" (gemma_tokenizer); every other token as stored.
-std::string_view gguf_piece(const std::string& token, std::string& scratch) {
-  if (token.find(' ') == std::string::npos) return token;
+std::string_view gguf_piece(std::string_view token, std::string& scratch) {
+  if (token.find(' ') == std::string_view::npos) return token;
   size_t n_chars = 0;
   for (size_t i = 0; i < token.size(); ++n_chars) {
     const size_t n = utf8_len(token, i);
@@ -121,7 +121,7 @@ void Tokenizer::build_byte_ids() {
   trie_.assign(1, TrieNode{});
 }
 
-void Tokenizer::add_special(const std::string& text, int32_t id) {
+void Tokenizer::add_special(std::string_view text, int32_t id) {
   if (text.empty()) return;
   int32_t node = 0;
   for (unsigned char c : text) {
@@ -141,7 +141,7 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
             "', expected a SentencePiece vocabulary ('llama')");
   if (const GGUFValue* p = f.find("tokenizer.ggml.add_space_prefix"))
     LTX_CHECK(!p->as_bool(), "tokenizer", f.path(), ": add_space_prefix is not supported (Gemma has none)");
-  const auto& tokens = array_of<std::string>(f, "tokenizer.ggml.tokens");
+  const auto& tokens = array_of<std::string_view>(f, "tokenizer.ggml.tokens");
   const auto& types = array_of<int32_t>(f, "tokenizer.ggml.token_type");
   LTX_CHECK(types.size() == tokens.size(), "tokenizer", f.path(), ": ", types.size(), " token types for ",
             tokens.size(), " tokens");
@@ -150,10 +150,10 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
 
   Tokenizer t;
   size_t n_bytes = 0;
-  for (const std::string& tok : tokens) n_bytes += tok.size();
+  for (const std::string_view tok : tokens) n_bytes += tok.size();
   t.vocab_.reserve(tokens.size(), n_bytes + 64);
   std::string scratch;
-  for (const std::string& tok : tokens) t.vocab_.push_back(gguf_piece(tok, scratch));
+  for (const std::string_view tok : tokens) t.vocab_.push_back(gguf_piece(tok, scratch));
   t.vocab_.index();
 
   t.derive_merges_ = true;

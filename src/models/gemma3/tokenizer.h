@@ -82,7 +82,7 @@ class Tokenizer {
   std::optional<Merge> merge_of(int32_t l, int32_t r) const;
   std::optional<Merge> derived_merge(int32_t l, int32_t r) const;
   void build_byte_ids();
-  void add_special(const std::string& text, int32_t id);
+  void add_special(std::string_view text, int32_t id);
   void bpe(std::string_view text, std::vector<int32_t>& out) const;
 
   Vocabulary vocab_;                            // id <-> piece as the model spells it (a repeated piece: last id)
