@@ -34,13 +34,16 @@ std::string profile_label(const Step& step, const Tensor& out) {
   return text.str();
 }
 
-// 2·M·N·K summed over the batch for a MatMul step (out [..., M, N]; K from a and the attributes); 0 otherwise.
+// 2·M·N·K summed over the batch for a MatMul step or a fused step led by a MatMul (ops/fused.h: the matmul's result
+// has the output's shape; out [..., M, N]; K from a and the attributes); 0 otherwise.
 double profile_flops(const Step& step, const Tensor& out) {
-  if (step.kind == Step::Kind::Fused || step.op != OpKind::MatMul || step.in_tensors.empty() ||
-      !step.in_tensors[0].defined())
-    return 0;
-  const Tensor& a = step.in_tensors[0];
-  const auto& attrs = std::get<MatMulAttrs>(step.attrs);
+  const bool fused_matmul =
+      step.kind == Step::Kind::Fused && !step.program.instrs.empty() && step.program.instrs[0].kind == OpKind::MatMul;
+  if (step.kind == Step::Kind::Fused ? !fused_matmul : step.op != OpKind::MatMul) return 0;
+  const size_t a_index = fused_matmul ? static_cast<size_t>(step.program.instrs[0].args[0]) : 0;
+  if (a_index >= step.in_tensors.size() || !step.in_tensors[a_index].defined()) return 0;
+  const Tensor& a = step.in_tensors[a_index];
+  const auto& attrs = std::get<MatMulAttrs>(fused_matmul ? step.program.instrs[0].attrs : step.attrs);
   const int64_t k = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
   return 2.0 * static_cast<double>(out.numel()) * static_cast<double>(k);
 }
@@ -96,7 +99,7 @@ std::span<const Tensor> Plan::run() {
 std::span<const Tensor> Plan::execute() {
   const bool profiling = profile::enabled();
   for (Step& step : steps_) {
-    const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
+    const Tensor& out = step.out_view.defined() ? step.out_view : slots_[static_cast<size_t>(step.out_slot)].tensor;
     const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (step.kind == Step::Kind::Fused)
       cpu::run_fused(step.program, step.in_tensors, out);
