@@ -13,7 +13,8 @@
 
 namespace ltx::io {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), temp_path_(path_ + ".tmp-XXXXXX") {
+AtomicFile::AtomicFile(std::string path, Durability durability)
+    : path_(std::move(path)), temp_path_(path_ + ".tmp-XXXXXX"), durability_(durability) {
   std::vector<char> name(temp_path_.begin(), temp_path_.end());
   name.push_back('\0');
   fd_ = ::mkstemp(name.data());
@@ -39,7 +40,8 @@ void AtomicFile::write(const void* data, size_t bytes) {
 }
 
 void AtomicFile::commit() {
-  LTX_CHECK(::fsync(fd_) == 0, "file", path_, ": fsync failed: ", std::strerror(errno));
+  if (durability_ == Durability::Synced)
+    LTX_CHECK(::fsync(fd_) == 0, "file", path_, ": fsync failed: ", std::strerror(errno));
   const int rc = ::close(fd_);
   fd_ = -1;
   LTX_CHECK(rc == 0, "file", path_, ": close failed: ", std::strerror(errno));

@@ -157,7 +157,8 @@ std::vector<Tensor> decode_and_write(const std::string& path, Header h, const st
   try {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    io::AtomicFile f(path);
+    // Unsynced: every read checks the size and both hashes, so a file a crash left incomplete is rewritten.
+    io::AtomicFile f(path, io::AtomicFile::Durability::Unsynced);
     f.write(header.data(), header.size());
     f.write(data->data(), h.data_bytes);
     f.commit();

@@ -7,7 +7,8 @@
 // size, a hash of the data and a hash of the header itself — then the matrices back to back, each at a 64-byte
 // aligned offset, in quantized_layer_matrices' order. The file is used only when every field matches what this
 // load expects and both hashes hold; otherwise (another or a changed GGUF, another dtype or format, a truncated or
-// damaged file) it is decoded again and the file rewritten, all-or-nothing (io::AtomicFile).
+// damaged file) it is decoded again and the file rewritten, all-or-nothing (io::AtomicFile), without waiting for
+// the disk (Unsynced: a file a crash left incomplete fails its hashes and is rewritten).
 #pragma once
 
 #include <cstdint>
