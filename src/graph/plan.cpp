@@ -99,7 +99,7 @@ std::span<const Tensor> Plan::run() {
 std::span<const Tensor> Plan::execute() {
   const bool profiling = profile::enabled();
   for (Step& step : steps_) {
-    const Tensor& out = step.out_view.defined() ? step.out_view : slots_[static_cast<size_t>(step.out_slot)].tensor;
+    const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
     const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (step.kind == Step::Kind::Fused)
       cpu::run_fused(step.program, step.in_tensors, out);
