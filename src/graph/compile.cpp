@@ -27,7 +27,7 @@ class PlanBuilder {
     mark_live();
     mark_observed();
     mark_absorbed();
-    mark_matmul_epilogues();
+    mark_leading_ops();
     make_slots_and_steps();
     lay_out_arena();
     if (opt_.allocate) bind_views();
@@ -110,34 +110,42 @@ class PlanBuilder {
     }
   }
 
-  // A MatMul whose only reader is an elementwise chain (not an output, not dumped) becomes that chain's first
-  // instruction (ops/fused.h): the matmul kernels hand their f32 sums to the chain, so the product is neither
-  // stored, reloaded nor rounded to its own dtype. At most one per chain, with the chain's dtype and the shape of
-  // the chain's output (so the product's elements are the output's, in order).
-  void mark_matmul_epilogues() {
-    leading_matmul_.assign(static_cast<size_t>(n_), -1);
+  // A MatMul, or an RmsNorm/LayerNorm without weight or bias, whose only reader is an elementwise chain (not an
+  // output, not dumped) becomes that chain's first instruction (ops/fused.h): the matmul kernels hand their f32
+  // sums to the chain, a norm each row normalized in f32, so the value is neither stored, reloaded nor rounded to
+  // its own dtype. At most one per chain, with the chain's dtype and the shape of the chain's output (so its
+  // elements are the output's, in order).
+  void mark_leading_ops() {
+    leading_op_.assign(static_cast<size_t>(n_), -1);
     if (!opt_.fuse) return;
     std::vector<int> consumer(static_cast<size_t>(n_), -1);  // the reader of a node with one use
     for (int id = 0; id < n_; ++id)
       if (live_[static_cast<size_t>(id)])
         for (int in : node(id).inputs) consumer[static_cast<size_t>(in)] = id;
     for (int id = 0; id < n_; ++id) {
-      const Node& mm = node(id);
+      const Node& lead = node(id);
       const auto i = static_cast<size_t>(id);
-      if (!live_[i] || mm.kind != NodeKind::Op || mm.op != OpKind::MatMul || uses_[i] != 1 || is_output_[i] ||
-          observed_[i])
+      if (!live_[i] || lead.kind != NodeKind::Op || !can_lead(lead) || uses_[i] != 1 || is_output_[i] || observed_[i])
         continue;
       const int c = consumer[i];
       const Node& cn = node(c);
       const bool channel_operand = (cn.op == OpKind::Snake || cn.op == OpKind::SnakeBeta) && cn.inputs[0] != id;
-      if (cn.kind != NodeKind::Op || !op_is_elementwise(cn.op) || cn.meta.dtype != mm.meta.dtype || channel_operand)
+      if (cn.kind != NodeKind::Op || !op_is_elementwise(cn.op) || cn.meta.dtype != lead.meta.dtype || channel_operand)
         continue;
       int root = c;  // absorbed nodes have one reader, up to the chain's own step
       while (absorbed_[static_cast<size_t>(root)]) root = consumer[static_cast<size_t>(root)];
-      if (node(root).meta.shape != mm.meta.shape || leading_matmul_[static_cast<size_t>(root)] >= 0) continue;
-      leading_matmul_[static_cast<size_t>(root)] = id;
+      if (node(root).meta.shape != lead.meta.shape || leading_op_[static_cast<size_t>(root)] >= 0) continue;
+      leading_op_[static_cast<size_t>(root)] = id;
       absorbed_[i] = true;
     }
+  }
+
+  // An op a fused program may start with (ops/fused.h leads_fused_program), in a form the kernels take there.
+  static bool can_lead(const Node& nd) {
+    if (!leads_fused_program(nd.op)) return false;
+    if (nd.op == OpKind::MatMul) return true;
+    const auto& a = std::get<NormAttrs>(nd.attrs);
+    return a.weight == NormWeight::None && !a.bias;
   }
 
   int slot_of(int id) {
@@ -148,7 +156,7 @@ class PlanBuilder {
 
   // Appends node `id`'s computation to the fused program, returning its value index there.
   int emit_fused(int id, FusedProgram& prog, std::vector<int>& leaf_nodes, bool channel) {
-    if (id == emitted_matmul_) return -1;  // the leading MatMul, instruction 0
+    if (id == emitted_lead_) return -1;  // the leading op, instruction 0
     if (absorbed_[static_cast<size_t>(id)] && !channel) {
       const Node& e = node(id);
       FusedInstr ins;
@@ -181,10 +189,10 @@ class PlanBuilder {
   void make_fused_step(int id, Step& step) {
     FusedProgram prog;
     std::vector<int> leaf_nodes;
-    emitted_matmul_ = -1;
-    if (const int mm = leading_matmul_[static_cast<size_t>(id)]; mm >= 0) {  // first, so it is instruction 0
-      emit_fused(mm, prog, leaf_nodes, false);
-      emitted_matmul_ = mm;
+    emitted_lead_ = -1;
+    if (const int lead = leading_op_[static_cast<size_t>(id)]; lead >= 0) {  // first, so it is instruction 0
+      emit_fused(lead, prog, leaf_nodes, false);
+      emitted_lead_ = lead;
     }
     if (node(id).op == OpKind::Cast) {
       emit_fused(node(id).inputs[0], prog, leaf_nodes, false);
@@ -435,8 +443,8 @@ class PlanBuilder {
   std::unique_ptr<Plan> plan_;
   std::vector<bool> live_, is_output_, observed_, absorbed_;
   std::vector<int> uses_, slot_;
-  std::vector<int> leading_matmul_;  // per fused step's root: the MatMul fused in as its first instruction, or -1
-  int emitted_matmul_ = -1;          // that MatMul while its step's program is being emitted
+  std::vector<int> leading_op_;  // per fused step's root: the op fused in as its first instruction, or -1
+  int emitted_lead_ = -1;        // that op while its step's program is being emitted
   std::vector<std::pair<int, TensorMeta>> arena_meta_, alias_meta_;
   std::vector<std::pair<int, std::vector<int>>> permute_views_;  // (alias slot, permutation)
   std::vector<std::vector<std::pair<int, int>>> readers_;        // per node: (live reader, operand index)

@@ -7,6 +7,10 @@
 // own dtype, to the rest of the program, which stores each output element once. In f32 the bits equal the matmul
 // step followed by the fused step; with bf16 activations one rounding replaces two (as torch's addmm rounds after
 // the bias). Leaves only the matmul reads (its a and b) are not loaded elementwise.
+//
+// Row normalization: the first instruction may instead be RmsNorm or LayerNorm over the last axis without weight or
+// bias (attrs NormAttrs, arg one leaf x of the output's shape). Each row is normalized in f32 and handed, unrounded,
+// to the rest of the program (row_norm.h); in f32 the bits equal the norm step followed by the fused step.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +20,13 @@
 
 namespace ltx {
 
+// Ops that may lead a program (its first instruction only): their kernels produce the values and hand them on.
+inline bool leads_fused_program(OpKind kind) {
+  return kind == OpKind::MatMul || kind == OpKind::RmsNorm || kind == OpKind::LayerNorm;
+}
+
 struct FusedInstr {
-  OpKind kind = OpKind::Add;  // an elementwise op (op_is_elementwise), or MatMul as the first instruction
+  OpKind kind = OpKind::Add;  // an elementwise op (op_is_elementwise), or a leading op as the first instruction
   OpAttrs attrs;
   // Operand values: v < n_leaves is leaf v; otherwise the result of instruction v − n_leaves.
   int16_t args[3] = {0, 0, 0};

@@ -155,6 +155,62 @@ TEST(Compile, MatmulEpilogueOnlyForASingleReader) {
   EXPECT_LE(max_abs_diff(got[4], ref(OpKind::Mul, NoAttrs{}, {mm, mm})), 1e-5f);
 }
 
+// A norm without affine read only by an elementwise chain leads that chain (ops/fused.h): the DiT's
+// rms_norm → x̂·(1+scale)+shift → bf16 and its head's layer_norm → modulation are one step each, with the unfused
+// plan's bytes (validation: f32 chain, then one rounding to bf16 either way); rows across a 16-row group tail.
+TEST(Compile, NormLeadsItsModulationWithTheUnfusedBits) {
+  const Shape full{2, 37, 300}, row{2, 1, 300};
+  const Tensor x = random_tensor(DType::F32, full, 41, -2.0f, 3.0f), sc = random_tensor(DType::F32, row, 42),
+               sh = random_tensor(DType::F32, row, 43);
+  for (const bool layer : {false, true}) {
+    auto build = [&](Graph& g) {
+      Value vx = g.input("x", DType::F32, full);
+      Value vscale = g.input("scale", DType::F32, row);
+      Value vshift = g.input("shift", DType::F32, row);
+      const Value normed = layer ? layer_norm(vx, std::nullopt, std::nullopt, 1e-6f)
+                                 : rms_norm(vx, std::nullopt, 1e-6f, NormWeight::None);
+      g.output(cast(modulate(normed, vscale, vshift), DType::BF16), "y");
+    };
+    Graph g1, g2;
+    build(g1);
+    build(g2);
+    CompileOptions unfused = no_dump();
+    unfused.fuse = false;
+    auto fused_plan = compile(g1, no_dump());
+    auto plain_plan = compile(g2, unfused);
+    EXPECT_EQ(fused_plan->stats().n_steps, 2) << layer;  // 1 + scale, then norm → modulation → bf16
+    EXPECT_NE(fused_plan->describe().find(layer ? "fused[layer_norm mul add]" : "fused[rms_norm mul add]"),
+              std::string::npos)
+        << fused_plan->describe();
+    const Tensor got = fused_plan->run({x, sc, sh})[0];
+    const Tensor expect = plain_plan->run({x, sc, sh})[0];
+    ASSERT_EQ(got.nbytes(), expect.nbytes());
+    EXPECT_EQ(std::memcmp(got.raw(), expect.raw(), got.nbytes()), 0) << layer;
+  }
+}
+
+// A norm that two chains read, one with a weight, or one that is an output keeps its own step.
+TEST(Compile, NormLeadsOnlyASingleReaderWithoutAffine) {
+  const Tensor x = random_tensor(DType::F32, {6, 8}, 51), w = random_tensor(DType::F32, {8}, 52);
+  Graph g;
+  Value vx = g.input("x", DType::F32, {6, 8});
+  Value shared = rms_norm(vx, std::nullopt, 1e-6f, NormWeight::None);
+  g.output(silu(shared), "a");
+  g.output(tanh(shared), "b");
+  g.output(silu(rms_norm(vx, g.constant("w", w), 1e-6f)), "weighted");
+  Value plain = layer_norm(vx, std::nullopt, std::nullopt, 1e-6f);
+  g.output(plain, "plain");
+  g.output(silu(plain), "reads_an_output");
+  auto plan = compile(g, no_dump());
+  EXPECT_EQ(plan->stats().n_steps, 7);  // each norm and each chain on its own
+  EXPECT_EQ(plan->describe().find("fused[rms_norm"), std::string::npos) << plan->describe();
+  EXPECT_EQ(plan->describe().find("fused[layer_norm"), std::string::npos) << plan->describe();
+  const auto got = plan->run({x});
+  const Tensor n = ref(OpKind::RmsNorm, NormAttrs{}, {x});
+  EXPECT_LE(max_abs_diff(got[0], ref(OpKind::Silu, NoAttrs{}, {n})), 1e-6f);
+  EXPECT_LE(max_abs_diff(got[1], ref(OpKind::Tanh, NoAttrs{}, {n})), 1e-6f);
+}
+
 TEST(Compile, RemovesDeadNodes) {
   Graph g;
   Value x = g.input("x", DType::F32, {4, 4});

@@ -2,7 +2,8 @@
 // innermost dimension, leaves are loaded (converted to f32, broadcast by stride), each instruction runs over the
 // block in f32, and the last result is stored once in the output dtype. On AVX-512 CPUs the instructions, bf16
 // loads and stores run as vectors (fused_elementwise_avx512.cpp). A matmul step's epilogue runs the same program
-// with leaf 0 taken from the matmul kernel's f32 results (FusedEpilogue).
+// with its first value taken from the matmul kernel's f32 results (FusedEpilogue); a program led by a norm takes it
+// from each row normalized in f32 (RowNormalizer).
 #include "backend/cpu/fused_elementwise.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
+#include "backend/cpu/row_norm.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
@@ -52,10 +54,6 @@ void load_block(const LeafView& v, int64_t elem_offset, int64_t inner_stride, in
   if (inner_stride == 0) {
     const float x = load_as_f32(v.base + elem_offset * static_cast<int64_t>(dtype_block_bytes(v.dtype)), v.dtype);
     std::fill(dst, dst + n, x);
-    return;
-  }
-  if (v.dtype == DType::F32 && inner_stride == 1) {
-    std::memcpy(dst, v.base + elem_offset * 4, static_cast<size_t>(n) * 4);
     return;
   }
   if (v.dtype == DType::BF16) {
@@ -165,7 +163,7 @@ void eval(const FusedInstr& ins, const float* a, const float* b, const float* c,
 fused::ProgramRunner::ProgramRunner(const FusedProgram& program, Inputs leaves, const Tensor& out)
     : program_(program), out_(out) {
   n_values_ = program.n_leaves + static_cast<int>(program.instrs.size());
-  first_instr_ = !program.instrs.empty() && program.instrs[0].kind == OpKind::MatMul ? 1 : 0;
+  first_instr_ = !program.instrs.empty() && leads_fused_program(program.instrs[0].kind) ? 1 : 0;
   LTX_CHECK(static_cast<int>(leaves.size()) == program.n_leaves && static_cast<int>(program.instrs.size()) > 0 &&
                 n_values_ <= kMaxValues && out.is_contiguous(),
             "cpu", "malformed fused program");
@@ -175,7 +173,8 @@ fused::ProgramRunner::ProgramRunner(const FusedProgram& program, Inputs leaves, 
   rows_ = inner_ == 0 ? 0 : shape.numel() / inner_;
   for (size_t k = static_cast<size_t>(first_instr_); k < program.instrs.size(); ++k) {
     const FusedInstr& ins = program.instrs[k];
-    LTX_CHECK(ins.kind != OpKind::MatMul, "cpu", "a fused program's MatMul must be its first instruction");
+    LTX_CHECK(!leads_fused_program(ins.kind), "cpu", "a fused program's ", op_name(ins.kind),
+              " must be its first instruction");
     for (int a = 0; a < ins.n_args; ++a)
       if (ins.args[a] < program.n_leaves) loaded_ |= uint64_t{1} << ins.args[a];
   }
@@ -206,12 +205,17 @@ void fused::ProgramRunner::run_row(int64_t row, int64_t col, int64_t count, cons
   }
   for (int64_t done = 0; done < count; done += kBlock) {
     const int64_t n = std::min(kBlock, count - done), c0 = col + done;
-    if (first_instr_ == 1) value[program_.n_leaves] = given + done;  // the leading matmul's results, read in place
+    if (first_instr_ == 1) value[program_.n_leaves] = given + done;  // the leading op's results, read in place
     for (int l = 0; l < program_.n_leaves; ++l) {
       if (!((loaded_ >> l) & 1u)) continue;
-      int64_t off = c0 * (rank ? views_[l].strides[rank - 1] : 0);
+      const int64_t inner_stride = rank ? views_[l].strides[rank - 1] : 0;
+      int64_t off = c0 * inner_stride;
       for (int d = 0; d < rank - 1; ++d) off += index[d] * views_[l].strides[d];
-      load_block(views_[l], off, rank ? views_[l].strides[rank - 1] : 0, n, slot[l]);
+      if (views_[l].dtype == DType::F32 && inner_stride == 1) {  // read in place: instructions never write leaves
+        value[l] = reinterpret_cast<const float*>(views_[l].base) + off;
+        continue;
+      }
+      load_block(views_[l], off, inner_stride, n, slot[l]);
     }
     for (size_t k = static_cast<size_t>(first_instr_); k < program_.instrs.size(); ++k) {
       const FusedInstr& ins = program_.instrs[k];
@@ -223,9 +227,41 @@ void fused::ProgramRunner::run_row(int64_t row, int64_t col, int64_t count, cons
   }
 }
 
+namespace {
+
+// A program led by RmsNorm/LayerNorm (ops/fused.h): groups of rows get their statistics, then each row is
+// normalized into per-thread f32 scratch (still in L1/L2) and run through the rest of the program to its one store.
+void run_norm_led(const FusedProgram& program, Inputs leaves, const Tensor& out) {
+  const FusedInstr& norm = program.instrs[0];
+  LTX_CHECK(norm.n_args == 1 && norm.args[0] < program.n_leaves &&
+                leaves[static_cast<size_t>(norm.args[0])].shape() == out.shape(),
+            "cpu", "a fused program's ", op_name(norm.kind), " must read one leaf of the output's shape");
+  const RowNormalizer rows(norm.kind, std::get<NormAttrs>(norm.attrs), leaves[static_cast<size_t>(norm.args[0])]);
+  const fused::ProgramRunner runner(program, leaves, out);
+  const int64_t n = rows.length(), kGroup = RowNormalizer::kGroup;
+  if (n == 0) return;
+  parallel_for((rows.rows() + kGroup - 1) / kGroup, 1, [&](int64_t g0, int64_t g1) {
+    thread_local std::vector<float> normalized;
+    if (normalized.size() < static_cast<size_t>(n)) normalized.resize(static_cast<size_t>(n));
+    float mean[RowNormalizer::kGroup], rstd[RowNormalizer::kGroup];
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t r0 = g * kGroup, count = std::min(kGroup, rows.rows() - r0);
+      rows.statistics(r0, count, mean, rstd);
+      for (int64_t i = 0; i < count; ++i) {
+        rows.normalize(r0 + i, mean[i], rstd[i], normalized.data());
+        runner.run_row(r0 + i, 0, n, normalized.data());
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void run_fused(const FusedProgram& program, Inputs leaves, const Tensor& out) {
   LTX_CHECK(!program.instrs.empty(), "cpu", "malformed fused program");
-  if (program.instrs[0].kind == OpKind::MatMul) {
+  const OpKind lead = program.instrs[0].kind;
+  if (lead == OpKind::RmsNorm || lead == OpKind::LayerNorm) return run_norm_led(program, leaves, out);
+  if (lead == OpKind::MatMul) {
     // The matmul kernels (optimized where they take the call, else the reference) feed the rest of the program.
     const FusedInstr& mm = program.instrs[0];
     LTX_CHECK(mm.n_args == 2 && mm.args[0] < program.n_leaves && mm.args[1] < program.n_leaves, "cpu",

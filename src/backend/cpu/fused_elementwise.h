@@ -35,12 +35,12 @@ struct LeafView {
 
 // A program bound to its leaves and output, evaluated over runs of one output row (the output viewed as
 // rows × its last dim): leaves loaded as f32 blocks, instructions in f32, one store in out's dtype. For a program
-// led by a MatMul (ops/fused.h) the matmul's result is not computed here: run_row takes it as `given` (f32 values),
-// and only the leaves the later instructions read are loaded.
+// led by a MatMul or a norm (ops/fused.h) that first result is not computed here: run_row takes it as `given` (f32
+// values), and only the leaves the later instructions read are loaded.
 class ProgramRunner {
  public:
   ProgramRunner(const FusedProgram& program, std::span<const Tensor> leaves, const Tensor& out);
-  // Output elements (row, col + j), j < count; given: the leading matmul's count results (else unused).
+  // Output elements (row, col + j), j < count; given: the leading op's count results (else unused).
   void run_row(int64_t row, int64_t col, int64_t count, const float* given) const;
   int64_t rows() const { return rows_; }
   int64_t inner() const { return inner_; }
