@@ -14,6 +14,7 @@
 #include "core/mapped_file.h"
 #include "core/thread_pool.h"
 #include "io/atomic_file.h"
+#include "models/gemma3/content_hash.h"
 
 namespace ltx::gemma3 {
 namespace {
@@ -26,24 +27,7 @@ constexpr size_t kHeaderBytes = 4096;
 constexpr size_t kAlign = 64;
 constexpr size_t kMaxMatrices = (kHeaderBytes - 128) / 16;
 
-// 64-bit hash of a byte range: eight FNV-style lanes over 8-byte words (so the multiplies overlap), then the tail
-// bytes, then the lanes folded in order. Not cryptographic: it detects damage, not tampering.
-uint64_t hash_bytes(const std::byte* p, size_t n) {
-  constexpr uint64_t kPrime = 0x100000001b3ull;
-  std::array<uint64_t, 8> lane;
-  for (size_t i = 0; i < lane.size(); ++i) lane[i] = 0xcbf29ce484222325ull + i;
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64)
-    for (size_t k = 0; k < 8; ++k) {
-      uint64_t w;
-      std::memcpy(&w, p + i + 8 * k, 8);
-      lane[k] = (lane[k] ^ w) * kPrime;
-    }
-  uint64_t h = 0xcbf29ce484222325ull ^ n;
-  for (; i < n; ++i) h = (h ^ static_cast<uint8_t>(p[i])) * kPrime;
-  for (uint64_t l : lane) h = (h ^ l) * kPrime ^ (h >> 29);
-  return h;
-}
+uint64_t hash_bytes(const std::byte* p, size_t n) { return content_hash(p, n); }
 
 // hash_bytes over 4 MiB pieces on the pool, the pieces' hashes then hashed in order (the same value on any
 // number of threads).
