@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -77,7 +78,8 @@ TEST(Gemma3Vocabulary, EmptyFindsNothing) {
 TEST(Gemma3Vocabulary, RealGgufVocabularyEqualsTheMap) {
   const std::string gguf = testing::real_gguf_path();
   if (gguf.empty()) GTEST_SKIP() << testing::kSkipNoGguf;
-  const GGUFArray& tokens = GGUFFile::open_shared(gguf)->value("tokenizer.ggml.tokens").as_array();
+  const std::shared_ptr<const GGUFFile> file = GGUFFile::open_shared(gguf);  // the views below point into it
+  const GGUFArray& tokens = file->value("tokenizer.ggml.tokens").as_array();
   const auto& views = std::get<std::vector<std::string_view>>(tokens.values);
   const std::vector<std::string> pieces(views.begin(), views.end());
   ASSERT_GT(pieces.size(), 200000u);
