@@ -114,29 +114,42 @@ class PlanBuilder {
   // output, not dumped) becomes that chain's first instruction (ops/fused.h): the matmul kernels hand their f32
   // sums to the chain, a norm each row normalized in f32, so the value is neither stored, reloaded nor rounded to
   // its own dtype. At most one per chain, with the chain's dtype and the shape of the chain's output (so its
-  // elements are the output's, in order).
+  // elements are the output's, in order). A norm whose readers are all such chains leads each of them: it is
+  // computed again per chain (reading x once per chain instead of writing the normalized tensor and reading it
+  // back per chain; the DiT's A<->V snapshot norms, each read by two modulations).
   void mark_leading_ops() {
     leading_op_.assign(static_cast<size_t>(n_), -1);
     if (!opt_.fuse) return;
-    std::vector<int> consumer(static_cast<size_t>(n_), -1);  // the reader of a node with one use
+    std::vector<std::vector<int>> readers(static_cast<size_t>(n_));  // live readers, one entry per operand
     for (int id = 0; id < n_; ++id)
       if (live_[static_cast<size_t>(id)])
-        for (int in : node(id).inputs) consumer[static_cast<size_t>(in)] = id;
+        for (int in : node(id).inputs) readers[static_cast<size_t>(in)].push_back(id);
+    std::vector<int> roots;
     for (int id = 0; id < n_; ++id) {
       const Node& lead = node(id);
       const auto i = static_cast<size_t>(id);
-      if (!live_[i] || lead.kind != NodeKind::Op || !can_lead(lead) || uses_[i] != 1 || is_output_[i] || observed_[i])
+      if (!live_[i] || lead.kind != NodeKind::Op || !can_lead(lead) || uses_[i] < 1 || is_output_[i] || observed_[i])
         continue;
-      const int c = consumer[i];
-      const Node& cn = node(c);
-      const bool channel_operand = (cn.op == OpKind::Snake || cn.op == OpKind::SnakeBeta) && cn.inputs[0] != id;
-      if (cn.kind != NodeKind::Op || !op_is_elementwise(cn.op) || cn.meta.dtype != lead.meta.dtype || channel_operand)
-        continue;
-      int root = c;  // absorbed nodes have one reader, up to the chain's own step
-      while (absorbed_[static_cast<size_t>(root)]) root = consumer[static_cast<size_t>(root)];
-      if (node(root).meta.shape != lead.meta.shape || leading_op_[static_cast<size_t>(root)] >= 0) continue;
-      leading_op_[static_cast<size_t>(root)] = id;
-      absorbed_[i] = true;
+      if (uses_[i] > 1 && lead.op == OpKind::MatMul) continue;  // a product is never computed twice
+      roots.clear();
+      for (int c : readers[i]) {
+        const Node& cn = node(c);
+        const bool channel_operand = (cn.op == OpKind::Snake || cn.op == OpKind::SnakeBeta) && cn.inputs[0] != id;
+        if (cn.kind != NodeKind::Op || !op_is_elementwise(cn.op) || cn.meta.dtype != lead.meta.dtype ||
+            channel_operand) {
+          roots.clear();
+          break;
+        }
+        int root = c;  // absorbed nodes have one reader, up to the chain's own step
+        while (absorbed_[static_cast<size_t>(root)]) root = readers[static_cast<size_t>(root)][0];
+        if (node(root).meta.shape != lead.meta.shape || leading_op_[static_cast<size_t>(root)] >= 0) {
+          roots.clear();
+          break;
+        }
+        roots.push_back(root);  // twice when one chain reads it twice: instruction 0 serves both
+      }
+      for (int root : roots) leading_op_[static_cast<size_t>(root)] = id;
+      if (!roots.empty()) absorbed_[i] = true;
     }
   }
 

@@ -189,26 +189,49 @@ TEST(Compile, NormLeadsItsModulationWithTheUnfusedBits) {
   }
 }
 
-// A norm that two chains read, one with a weight, or one that is an output keeps its own step.
-TEST(Compile, NormLeadsOnlyASingleReaderWithoutAffine) {
-  const Tensor x = random_tensor(DType::F32, {6, 8}, 51), w = random_tensor(DType::F32, {8}, 52);
-  Graph g;
-  Value vx = g.input("x", DType::F32, {6, 8});
-  Value shared = rms_norm(vx, std::nullopt, 1e-6f, NormWeight::None);
-  g.output(silu(shared), "a");
-  g.output(tanh(shared), "b");
-  g.output(silu(rms_norm(vx, g.constant("w", w), 1e-6f)), "weighted");
-  Value plain = layer_norm(vx, std::nullopt, std::nullopt, 1e-6f);
-  g.output(plain, "plain");
-  g.output(silu(plain), "reads_an_output");
-  auto plan = compile(g, no_dump());
-  EXPECT_EQ(plan->stats().n_steps, 7);  // each norm and each chain on its own
-  EXPECT_EQ(plan->describe().find("fused[rms_norm"), std::string::npos) << plan->describe();
-  EXPECT_EQ(plan->describe().find("fused[layer_norm"), std::string::npos) << plan->describe();
+// A norm that two chains read leads both (computed once per chain); one with a weight, one that is an output, one
+// that a non-elementwise op also reads and one that a chain of a wider shape also reads keep their own step. Every
+// output has the unfused plan's bytes.
+TEST(Compile, NormLeadsEveryChainReadingItUnlessAffineStoredOrReadOtherwise) {
+  const Tensor x = random_tensor(DType::F32, {6, 8}, 51), w = random_tensor(DType::F32, {8}, 52),
+               wide = random_tensor(DType::F32, {2, 6, 8}, 53);
+  auto build = [&](Graph& g) {
+    Value vx = g.input("x", DType::F32, {6, 8});
+    Value shared = rms_norm(vx, std::nullopt, 1e-6f, NormWeight::None);
+    g.output(silu(shared), "a");
+    g.output(tanh(shared), "b");
+    g.output(silu(rms_norm(vx, g.constant("w", w), 1e-6f)), "weighted");
+    Value plain = layer_norm(vx, std::nullopt, std::nullopt, 1e-6f);
+    g.output(plain, "plain");
+    g.output(silu(plain), "reads_an_output");
+    Value mixed = layer_norm(vx, std::nullopt, std::nullopt, 1e-5f);
+    g.output(silu(mixed), "chain");
+    g.output(matmul(mixed, vx, false, true), "product");
+    Value widened = rms_norm(vx, std::nullopt, 1e-5f, NormWeight::None);
+    g.output(silu(widened), "fits");
+    g.output(add(widened, g.constant("wide", wide)), "broadcast_wider");  // a chain of another shape
+  };
+  Graph g1, g2;
+  build(g1);
+  build(g2);
+  CompileOptions unfused = no_dump();
+  unfused.fuse = false;
+  auto plan = compile(g1, no_dump());
+  // fused[rms_norm silu], fused[rms_norm tanh]; weighted norm + silu; plain + silu; mixed + silu + matmul;
+  // widened + silu + add.
+  EXPECT_EQ(plan->stats().n_steps, 12) << plan->describe();
+  const std::string text = plan->describe();
+  EXPECT_NE(text.find("fused[rms_norm silu]"), std::string::npos) << text;
+  EXPECT_NE(text.find("fused[rms_norm tanh]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("fused[layer_norm"), std::string::npos) << text;
+  auto plain_plan = compile(g2, unfused);
   const auto got = plan->run({x});
-  const Tensor n = ref(OpKind::RmsNorm, NormAttrs{}, {x});
-  EXPECT_LE(max_abs_diff(got[0], ref(OpKind::Silu, NoAttrs{}, {n})), 1e-6f);
-  EXPECT_LE(max_abs_diff(got[1], ref(OpKind::Tanh, NoAttrs{}, {n})), 1e-6f);
+  const auto expect = plain_plan->run({x});
+  ASSERT_EQ(got.size(), expect.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].nbytes(), expect[i].nbytes());
+    EXPECT_EQ(std::memcmp(got[i].raw(), expect[i].raw(), got[i].nbytes()), 0) << "output " << i;
+  }
 }
 
 TEST(Compile, RemovesDeadNodes) {
