@@ -65,7 +65,7 @@ echo "- peak RSS above RSS before load (code and libraries $(gb3 $((before - our
 echo "  $(gb3 "${ours[caller_input_bytes]}") GB): $(gb3 $((peak - before))) GB vs weights + plan peak $(gb3 "$target") GB: $(verdict $((peak - before)) "$target")."
 over=$(awk -v p="$peak" -v b="$before" -v t="$target" 'BEGIN { printf "%.3f", (p - b - t) / 1e9 }')
 echo "- the rest of the peak above RSS before load, $over GB, is outside the plan: the calls' malloc'd memory"
-echo "  $(gb3 $((ours[heap_bytes] - ours[heap_load_bytes]))) GB (the kernels' grow-only per-thread scratch, mostly the GEMM's f32 partial sums of"
-echo "  its row block x NC, the returned outputs, graph and plan structures), thread stacks and allocator slack."
+echo "  $(gb3 $((ours[heap_bytes] - ours[heap_load_bytes]))) GB (the returned outputs, graph and plan structures, the small kernels' grow-only"
+echo "  per-thread buffers; the GEMM's scratch is in the plan's arena), thread stacks and allocator slack."
 echo "  At the end: resident file pages $(gb_kb "${ours[rss_file_kb]}") GB (mapped weights and inputs, code), anonymous"
 echo "  $(gb_kb "${ours[rss_anon_kb]}") GB (arena, heap)."

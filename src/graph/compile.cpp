@@ -1,8 +1,10 @@
 #include "graph/compile.h"
 
+#include <array>
 #include <cstdlib>
 #include <regex>
 
+#include "backend/cpu/kernels.h"
 #include "core/error.h"
 #include "graph/arena_memory.h"
 #include "graph/memory_plan.h"
@@ -222,6 +224,12 @@ class PlanBuilder {
       for (int a = 0; a < ins.n_args; ++a)
         if (ins.args[a] < 0) ins.args[a] = static_cast<int16_t>(prog.n_leaves + (-ins.args[a] - 1));
     LTX_CHECK(prog.n_leaves + static_cast<int>(prog.instrs.size()) <= 64, "graph", "fused chain too long");
+    if (prog.instrs[0].kind == OpKind::MatMul) {  // the matmul hands its sums to the rest of the program
+      const FusedInstr& mm = prog.instrs[0];
+      const std::array<TensorMeta, 2> in{node(leaf_nodes[static_cast<size_t>(mm.args[0])]).meta,
+                                         node(leaf_nodes[static_cast<size_t>(mm.args[1])]).meta};
+      step.scratch_bytes = cpu::matmul_scratch_bytes(std::get<MatMulAttrs>(mm.attrs), in, node(id).meta, true);
+    }
     step.kind = Step::Kind::Fused;
     step.program = std::move(prog);
     for (int leaf : leaf_nodes) step.in_slots.push_back(slot_of(leaf));
@@ -297,6 +305,10 @@ class PlanBuilder {
         step.constant_weights = opt_.prepare_weights && step.in_slots.size() >= 2;  // all after the first constant
         for (size_t a = 1; a < step.in_slots.size(); ++a)
           step.constant_weights &= slots[static_cast<size_t>(step.in_slots[a])].kind == Slot::Kind::Constant;
+        if (nd.op == OpKind::MatMul && nd.inputs.size() == 2) {
+          const std::array<TensorMeta, 2> in{node(nd.inputs[0]).meta, node(nd.inputs[1]).meta};
+          step.scratch_bytes = cpu::matmul_scratch_bytes(std::get<MatMulAttrs>(nd.attrs), in, nd.meta, false);
+        }
       }
       plan_->steps_.push_back(std::move(step));
     }
@@ -397,6 +409,14 @@ class PlanBuilder {
       buffers.push_back({slots[static_cast<size_t>(out)].bytes, static_cast<int>(s), static_cast<int>(s)});
     }
     add_input_buffers(buffer_of, buffers);
+    // Each step's kernel scratch: live while the step runs, beside its inputs and output.
+    std::vector<int> scratch_buffer(steps.size(), -1);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (steps[s].scratch_bytes == 0) continue;
+      scratch_buffer[s] = static_cast<int>(buffers.size());
+      buffers.push_back({steps[s].scratch_bytes, static_cast<int>(s), static_cast<int>(s)});
+      plan_->stats_.scratch_bytes = std::max(plan_->stats_.scratch_bytes, steps[s].scratch_bytes);
+    }
     const int end = static_cast<int>(steps.size());
     for (size_t s = 0; s < steps.size(); ++s)
       for (int in : steps[s].in_slots) {
@@ -420,6 +440,9 @@ class PlanBuilder {
       slots[s].offset = layout.offsets[static_cast<size_t>(buffer_of[s])];
       naive += slots[s].bytes;
     }
+    for (size_t s = 0; s < steps.size(); ++s)
+      if (scratch_buffer[s] >= 0)
+        plan_->steps_[s].scratch_offset = layout.offsets[static_cast<size_t>(scratch_buffer[s])];
     plan_->stats_.arena_bytes = layout.total;
     plan_->stats_.naive_bytes = naive;
     if (opt_.allocate) plan_->arena_ = allocate_arena(layout.total);  // arena_memory.cpp: large ones mmap-ed, zero

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/kernels.h"
 #include "core/error.h"
 #include "graph/dump.h"
@@ -101,6 +102,8 @@ std::span<const Tensor> Plan::execute() {
   for (Step& step : steps_) {
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
     const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const cpu::KernelScratchBinding scratch(
+        {step.scratch_bytes > 0 ? arena_->data() + step.scratch_offset : nullptr, step.scratch_bytes});
     if (step.kind == Step::Kind::Fused)
       cpu::run_fused(step.program, step.in_tensors, out);
     else

@@ -2,7 +2,8 @@
 // at the same shapes allocates nothing: inputs are bound as views, outputs are views into the arena (valid until
 // the next run). A plan compiled with CompileOptions::inputs_in_arena holds its inputs too: each is an arena buffer
 // live from the start of a run to its last use (its space is reused after that), the caller writes it through
-// input(i) and calls run(); peak_bytes() then counts every byte a run holds besides the weights.
+// input(i) and calls run(); peak_bytes() then counts every byte a run holds besides the weights. The matmul
+// kernels' scratch (packed blocks, f32 partial sums) is laid out in the arena too, one buffer per step.
 #pragma once
 
 #include <cstdint>
@@ -43,17 +44,22 @@ struct Step {
   // weights it derived from them here (cpu::PreparedWeights), for the plan's life.
   bool constant_weights = false;
   cpu::PreparedSlot prepared;
+  // The kernel's scratch for this step (cpu::matmul_scratch_bytes), an arena buffer live for this step only that
+  // Plan::run lends the kernel (backend/cpu/kernel_scratch.h); 0 bytes when it needs none.
+  size_t scratch_offset = 0;
+  size_t scratch_bytes = 0;
 };
 
 struct PlanStats {
-  int n_nodes = 0;         // graph nodes
-  int n_live = 0;          // after dead-node elimination
-  int n_steps = 0;         // kernels run
-  int n_fused_ops = 0;     // elementwise ops folded into fused steps (not materialized)
-  int n_aliases = 0;       // reshapes and permutes that became views
-  size_t arena_bytes = 0;  // the plan's activation peak (with the inputs when it holds them)
-  size_t input_bytes = 0;  // the inputs' bytes when the arena holds them (they share arena_bytes), else 0
-  size_t naive_bytes = 0;  // what the activations would take without reuse
+  int n_nodes = 0;           // graph nodes
+  int n_live = 0;            // after dead-node elimination
+  int n_steps = 0;           // kernels run
+  int n_fused_ops = 0;       // elementwise ops folded into fused steps (not materialized)
+  int n_aliases = 0;         // reshapes and permutes that became views
+  size_t arena_bytes = 0;    // the plan's activation peak (with the inputs when it holds them)
+  size_t input_bytes = 0;    // the inputs' bytes when the arena holds them (they share arena_bytes), else 0
+  size_t naive_bytes = 0;    // what the activations would take without reuse
+  size_t scratch_bytes = 0;  // the largest step's kernel scratch (part of arena_bytes, live during its step only)
 };
 
 class Plan {
@@ -71,7 +77,8 @@ class Plan {
   std::span<const Tensor> run();
   const std::vector<std::string>& output_names() const { return output_names_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
-  // The plan's activation peak: the arena it holds (weights are not counted; inputs are when it holds them).
+  // The plan's activation peak: the arena it holds, kernel scratch included (weights are not counted; inputs are
+  // when it holds them).
   size_t peak_bytes() const { return stats_.arena_bytes; }
   const PlanStats& stats() const { return stats_; }
   std::string describe() const;  // one line per step, for debugging

@@ -8,7 +8,7 @@
 // end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan: its arena, which
 // holds the call's inputs too), plan_input_bytes (those inputs' share of it), heap_load_bytes / heap_bytes (malloc'd
 // bytes in use after loading / after the last call while its outputs are alive, glibc's mallinfo2: what the calls
-// add is the kernels' grow-only per-thread scratch, the returned outputs, graph and plan structures),
+// add is the returned outputs, graph and plan structures and the small kernels' grow-only per-thread buffers),
 // rss_file_kb / rss_anon_kb (resident file pages / anonymous memory at the end), threads.
 #include <malloc.h>
 #include <sys/resource.h>

@@ -38,6 +38,12 @@ class MatMulEpilogue {
   virtual void store(int64_t row, int64_t col, int64_t count, const float* values) const = 0;
 };
 
+// The scratch (kernel_scratch.h) the MatMul kernel takes for this call, from shapes and dtypes alone with a and b
+// contiguous (a call with other strides that needs more uses the kernel's thread-local buffers instead); with_epilogue:
+// a fused step's matmul whose results go to an epilogue (out then has the epilogue's dtype). 0 where it needs none.
+size_t matmul_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta> in, const TensorMeta& out,
+                            bool with_epilogue);
+
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
 // `prepared` (may be null): the step's slot for prepared weights, see PreparedWeights.
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared = nullptr);

@@ -57,6 +57,13 @@ bool avx512_available();
 void run_avx512(const Problem& p);
 // True when run_avx512 takes the panel path for p.
 bool small_m_applies(const Problem& p);
+// The bytes run_avx512 takes for p from a span bound on the calling thread (kernel_scratch.h) when it is at least
+// this large: per task of the blocked path's thread grid, packed A and B blocks and the f32 partial sums of the
+// task's rows × NC (run_block sizes its buffers with the same function). 0 where it needs none (the matrix-vector
+// and panel paths, k = 0). Precondition as run_avx512.
+int64_t scratch_bytes(const Problem& p);
+// How many grow-only thread-local buffers the blocked path has allocated so far, for want of a lent span (tests).
+int64_t fallback_allocations();
 
 // A whole MatMul call (kernel contract of kernels.h) on our own kernel; false when it does not handle it.
 // try_matmul calls this unless the vendor library measured faster for the case (matmul_opt.cpp). With an epilogue,
@@ -70,6 +77,10 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
 enum class Path : uint8_t { Blocked, Panel, Gemv, OneDNN };
 // The path try_matmul takes for this call; false when try_matmul declines it.
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path);
+// cpu::matmul_scratch_bytes (kernels.h): scratch_bytes of the problem try_matmul would run for a call of these
+// shapes and dtypes (contiguous operands), 0 on oneDNN's route.
+size_t call_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta> in, const TensorMeta& out,
+                          bool with_epilogue);
 // For tests: true sends every call oneDNN can take to oneDNN; false restores the measured rule.
 void force_onednn_for_testing(bool on);
 

@@ -42,10 +42,22 @@ struct BatchDims {  // the output batch dims still to loop over, with a's and b'
   int64_t b_stride[kMaxRank] = {};
 };
 
-int64_t broadcast_stride(const Tensor& t, int out_batch_rank, int i) {
+// What plan_for reads of an operand: a tensor, or a shape and dtype laid out contiguously (no data).
+struct Operand {
+  std::byte* data = nullptr;
+  DType dtype = DType::F32;
+  Shape shape, strides;
+  int rank() const { return shape.rank(); }
+  int64_t dim(int i) const { return shape.dim(i); }
+};
+
+Operand operand(const Tensor& t) { return {t.raw(), t.dtype(), t.shape(), t.strides()}; }
+Operand operand(const TensorMeta& m) { return {nullptr, m.dtype, m.shape, m.shape.contiguous_strides()}; }
+
+int64_t broadcast_stride(const Operand& t, int out_batch_rank, int i) {
   const int d = i - (out_batch_rank - (t.rank() - 2));  // t's dim aligned with out batch dim i
   if (d < 0 || t.dim(d) == 1) return 0;
-  return t.strides()[d];
+  return t.strides[d];
 }
 
 // A MatMul call as 2-D problems: `p` for the first, then one per remaining output batch index.
@@ -55,22 +67,19 @@ struct Plan {
 };
 
 // The matmul's own output dtype: out's, or with an epilogue (whose store decides out's dtype) what infer gives.
-DType product_dtype(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out,
-                    const MatMulEpilogue* epilogue) {
-  if (epilogue == nullptr) return out.dtype();
-  const std::array<TensorMeta, 2> metas{TensorMeta{in[0].dtype(), in[0].shape()},
-                                        TensorMeta{in[1].dtype(), in[1].shape()}};
+DType product_dtype(const MatMulAttrs& attrs, const Operand& a, const Operand& b, const Operand& out,
+                    bool with_epilogue) {
+  if (!with_epilogue) return out.dtype;
+  const std::array<TensorMeta, 2> metas{TensorMeta{a.dtype, a.shape}, TensorMeta{b.dtype, b.shape}};
   return infer::matmul(attrs, metas).dtype;
 }
 
-// False when our kernel does not take the call (dtypes, layouts, CPU).
-bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, const MatMulEpilogue* epilogue,
-              Plan& plan) {
-  if (!avx512_available() || in.size() != 2) return false;
-  const Tensor& a = in[0];
-  const Tensor& b = in[1];
-  const DType ad = a.dtype(), bd = b.dtype(), od = product_dtype(attrs, in, out, epilogue);
-  if (!dtype_is_float(ad) || od != ad || !out.is_contiguous()) return false;
+// False when our kernel does not take the call (dtypes, layouts, CPU). `out` must be contiguous.
+bool plan_for(const MatMulAttrs& attrs, const Operand& a, const Operand& b, const Operand& out,
+              const MatMulEpilogue* epilogue, bool with_epilogue, Plan& plan) {
+  if (!avx512_available()) return false;
+  const DType ad = a.dtype, bd = b.dtype, od = product_dtype(attrs, a, b, out, with_epilogue);
+  if (!dtype_is_float(ad) || od != ad) return false;
   if (!dtype_is_float(bd) && !(dtype_is_quantized(bd) && b.rank() == 2 && attrs.transpose_b)) return false;
 
   Problem& p = plan.p;
@@ -78,18 +87,17 @@ bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor
   p.m = out.dim(-2);
   p.n = out.dim(-1);
   p.k = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
-  p.a = {a.raw(), ad, a.strides()[attrs.transpose_a ? ra - 1 : ra - 2],
-         a.strides()[attrs.transpose_a ? ra - 2 : ra - 1]};
-  p.b.data = b.raw();
+  p.a = {a.data, ad, a.strides[attrs.transpose_a ? ra - 1 : ra - 2], a.strides[attrs.transpose_a ? ra - 2 : ra - 1]};
+  p.b.data = b.data;
   p.b.dtype = bd;
   if (dtype_is_quantized(bd)) {
     p.b.row_bytes =
-        b.strides()[0] / static_cast<int64_t>(dtype_block_elems(bd)) * static_cast<int64_t>(dtype_block_bytes(bd));
+        b.strides[0] / static_cast<int64_t>(dtype_block_elems(bd)) * static_cast<int64_t>(dtype_block_bytes(bd));
   } else {
-    p.b.sk = b.strides()[attrs.transpose_b ? rb - 1 : rb - 2];
-    p.b.sn = b.strides()[attrs.transpose_b ? rb - 2 : rb - 1];
+    p.b.sk = b.strides[attrs.transpose_b ? rb - 1 : rb - 2];
+    p.b.sn = b.strides[attrs.transpose_b ? rb - 2 : rb - 1];
   }
-  p.out = out.raw();
+  p.out = out.data;
   p.out_dtype = od;
   p.ldo = p.n;
   p.compute = compute_for(ad, bd);
@@ -111,6 +119,12 @@ bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor
     --batch.rank;
   }
   return true;
+}
+
+bool plan_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, const MatMulEpilogue* epilogue,
+              Plan& plan) {
+  if (in.size() != 2 || !out.is_contiguous()) return false;
+  return plan_for(attrs, operand(in[0]), operand(in[1]), operand(out), epilogue, epilogue != nullptr, plan);
 }
 
 std::atomic<bool> g_force_onednn{false};
@@ -206,6 +220,28 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
   return true;
 }
 
+namespace {
+
+// Stands in for a fused step's epilogue where only its presence matters (sizing); never called.
+class SizingEpilogue final : public MatMulEpilogue {
+ public:
+  void store(int64_t, int64_t, int64_t, const float*) const override {}
+};
+
+}  // namespace
+
+size_t call_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta> in, const TensorMeta& out,
+                          bool with_epilogue) {
+  static const SizingEpilogue sizing;
+  Plan plan;
+  if (in.size() != 2 || !plan_for(attrs, operand(in[0]), operand(in[1]), operand(out),
+                                  with_epilogue ? &sizing : nullptr, with_epilogue, plan))
+    return 0;
+  // Routed as try_matmul routes the call: none of our scratch on oneDNN's route or for an empty output.
+  if (out.shape.numel() == 0 || onednn_route(plan, out.dtype)) return 0;
+  return static_cast<size_t>(scratch_bytes(plan.p));
+}
+
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path) {
   Plan plan;
   if (!plan_for(attrs, in, out, nullptr, plan)) return false;
@@ -235,4 +271,10 @@ bool try_matmul(const MatMulAttrs& attrs, Inputs in, const Tensor& out, const Ma
 }
 
 }  // namespace opt
+
+size_t matmul_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta> in, const TensorMeta& out,
+                            bool with_epilogue) {
+  return gemm::call_scratch_bytes(attrs, in, out, with_epilogue);
+}
+
 }  // namespace ltx::cpu
