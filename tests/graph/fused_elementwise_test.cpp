@@ -8,19 +8,10 @@
 
 #include "backend/cpu/matmul_gemm.h"
 #include "graph_test_util.h"
+#include "ops/fused_instr.h"
 
 namespace ltx::test {
 namespace {
-
-FusedInstr instr(OpKind kind, std::initializer_list<int> args, OpAttrs attrs = NoAttrs{}) {
-  FusedInstr i;
-  i.kind = kind;
-  i.attrs = attrs;
-  i.n_args = static_cast<int8_t>(args.size());
-  int k = 0;
-  for (int a : args) i.args[k++] = static_cast<int16_t>(a);
-  return i;
-}
 
 Tensor run_fused(const FusedProgram& p, std::vector<Tensor> leaves, DType dtype, const Shape& shape) {
   Tensor out = Tensor::empty(dtype, shape);

@@ -16,20 +16,11 @@
 #include "backend/cpu/optimized.h"
 #include "core/half.h"
 #include "core/tensor.h"
+#include "ops/fused_instr.h"
 #include "ops/op_test_util.h"
 
 namespace ltx::test {
 namespace {
-
-FusedInstr instr(OpKind kind, std::initializer_list<int> args, OpAttrs attrs = NoAttrs{}) {
-  FusedInstr i;
-  i.kind = kind;
-  i.attrs = attrs;
-  i.n_args = static_cast<int8_t>(args.size());
-  int k = 0;
-  for (int a : args) i.args[k++] = static_cast<int16_t>(a);
-  return i;
-}
 
 // gelu_tanh(p + bias)·gate over leaves (p, bias, gate): the chain a DiT feed-forward would fuse, with a gate that
 // has the output's full shape.

@@ -14,20 +14,11 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "core/tensor.h"
+#include "ops/fused_instr.h"
 #include "ops/op_test_util.h"
 
 namespace ltx::test {
 namespace {
-
-FusedInstr instr(OpKind kind, std::initializer_list<int> args, OpAttrs attrs = NoAttrs{}) {
-  FusedInstr i;
-  i.kind = kind;
-  i.attrs = attrs;
-  i.n_args = static_cast<int8_t>(args.size());
-  int k = 0;
-  for (int a : args) i.args[k++] = static_cast<int16_t>(a);
-  return i;
-}
 
 NormAttrs eps(float e) {
   NormAttrs a;
