@@ -27,6 +27,7 @@ class PlanBuilder {
     plan_ = std::make_unique<Plan>();
     plan_->stats_.n_nodes = n_;
     mark_live();
+    list_readers();
     mark_observed();
     mark_absorbed();
     mark_leading_ops();
@@ -61,6 +62,15 @@ class PlanBuilder {
       ++plan_->stats_.n_live;
       for (int in : node(id).inputs) ++uses_[static_cast<size_t>(in)];
     }
+  }
+
+  // readers_: every live node's readers, one entry per operand that reads it.
+  void list_readers() {
+    readers_.resize(static_cast<size_t>(n_));
+    for (int r = 0; r < n_; ++r)
+      if (live_[static_cast<size_t>(r)])
+        for (size_t a = 0; a < node(r).inputs.size(); ++a)
+          readers_[static_cast<size_t>(node(r).inputs[a])].emplace_back(r, static_cast<int>(a));
   }
 
   void mark_observed() {
@@ -122,10 +132,6 @@ class PlanBuilder {
   void mark_leading_ops() {
     leading_op_.assign(static_cast<size_t>(n_), -1);
     if (!opt_.fuse) return;
-    std::vector<std::vector<int>> readers(static_cast<size_t>(n_));  // live readers, one entry per operand
-    for (int id = 0; id < n_; ++id)
-      if (live_[static_cast<size_t>(id)])
-        for (int in : node(id).inputs) readers[static_cast<size_t>(in)].push_back(id);
     std::vector<int> roots;
     for (int id = 0; id < n_; ++id) {
       const Node& lead = node(id);
@@ -134,7 +140,8 @@ class PlanBuilder {
         continue;
       if (uses_[i] > 1 && lead.op == OpKind::MatMul) continue;  // a product is never computed twice
       roots.clear();
-      for (int c : readers[i]) {
+      for (const auto& reader : readers_[i]) {
+        const int c = reader.first;
         const Node& cn = node(c);
         const bool channel_operand = (cn.op == OpKind::Snake || cn.op == OpKind::SnakeBeta) && cn.inputs[0] != id;
         if (cn.kind != NodeKind::Op || !op_is_elementwise(cn.op) || cn.meta.dtype != lead.meta.dtype ||
@@ -143,7 +150,7 @@ class PlanBuilder {
           break;
         }
         int root = c;  // absorbed nodes have one reader, up to the chain's own step
-        while (absorbed_[static_cast<size_t>(root)]) root = readers[static_cast<size_t>(root)][0];
+        while (absorbed_[static_cast<size_t>(root)]) root = readers_[static_cast<size_t>(root)][0].first;
         if (node(root).meta.shape != lead.meta.shape || leading_op_[static_cast<size_t>(root)] >= 0) {
           roots.clear();
           break;
@@ -362,13 +369,6 @@ class PlanBuilder {
     if (nd.kind != NodeKind::Op || nd.op != OpKind::Permute || observed_[i] || is_output_[i]) return false;
     const Slot::Kind src = plan_->slots_[static_cast<size_t>(slot_of(nd.inputs[0]))].kind;
     if (src != Slot::Kind::Arena && src != Slot::Kind::Alias) return false;
-    if (readers_.empty()) {  // live readers of every node, once per compile
-      readers_.resize(static_cast<size_t>(n_));
-      for (int r = 0; r < n_; ++r)
-        if (live_[static_cast<size_t>(r)])
-          for (size_t a = 0; a < node(r).inputs.size(); ++a)
-            readers_[static_cast<size_t>(node(r).inputs[a])].emplace_back(r, static_cast<int>(a));
-    }
     for (const auto& [r, arg] : readers_[i]) {
       const Node& reader = node(r);
       const bool strided_ok = reader.kind == NodeKind::Op && !absorbed_[static_cast<size_t>(r)] &&
