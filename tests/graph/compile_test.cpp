@@ -7,6 +7,21 @@ namespace {
 
 using namespace ltx::ops;
 
+// The graph `build` makes, compiled twice: with fusion, as production compiles, and without it (the oracle).
+struct FusedAndPlain {
+  template <class Build>
+  explicit FusedAndPlain(Build build) {
+    build(fused_graph);
+    build(plain_graph);
+    CompileOptions unfused = no_dump();
+    unfused.fuse = false;
+    fused = compile(fused_graph, no_dump());
+    plain = compile(plain_graph, unfused);
+  }
+  Graph fused_graph, plain_graph;
+  std::unique_ptr<Plan> fused, plain;
+};
+
 // x [5, 7] · Wᵀ [11, 7] + b → gelu: one step, the matmul with bias and activation as its epilogue.
 TEST(Compile, FusesBiasAndActivationIntoTheMatmul) {
   const Tensor x = random_tensor(DType::F32, {5, 7}, 1), w = random_tensor(DType::F32, {11, 7}, 2),
@@ -57,13 +72,9 @@ TEST(Compile, UnfusedPlanMatchesFused) {
     Value v = g.input("x", DType::F32, {3, 17});
     g.output(tanh(scale(add(mul(v, g.constant("a", a)), v), 0.5f, 0.25f)), "y");
   };
-  Graph g1, g2;
-  build(g1);
-  build(g2);
-  CompileOptions unfused = no_dump();
-  unfused.fuse = false;
-  auto fused_plan = compile(g1, no_dump());
-  auto plain_plan = compile(g2, unfused);
+  FusedAndPlain plans(build);
+  auto& fused_plan = plans.fused;
+  auto& plain_plan = plans.plain;
   EXPECT_EQ(fused_plan->stats().n_steps, 1);
   EXPECT_EQ(plain_plan->stats().n_steps, 4);
   EXPECT_LE(max_abs_diff(fused_plan->run({x})[0], plain_plan->run({x})[0]), 1e-6f);
@@ -80,13 +91,9 @@ TEST(Compile, FoldsCastOfF32ChainIntoItsStore) {
     g.output(cast(chain, DType::BF16), "y");
     g.output(cast(add(cast(v, DType::BF16), g.constant("b", a)), DType::F32), "z");
   };
-  Graph g1, g2;
-  build(g1);
-  build(g2);
-  CompileOptions unfused = no_dump();
-  unfused.fuse = false;
-  auto fused_plan = compile(g1, no_dump());
-  auto plain_plan = compile(g2, unfused);
+  FusedAndPlain plans(build);
+  auto& fused_plan = plans.fused;
+  auto& plain_plan = plans.plain;
   // y: 1+a (a smaller shape, its own step) and one fused step through the cast; z: cast(v), the bf16 add, its
   // cast to f32.
   EXPECT_EQ(fused_plan->stats().n_steps, 5);
@@ -114,13 +121,9 @@ TEST(Compile, MatmulEpilogueHasTheUnfusedBitsInF32) {
       Value vgate = g.input("gate", DType::F32, gate.shape());
       g.output(add(vr, mul(vgate, gelu_tanh(linear(vx, g.constant("w", w), g.constant("b", b))))), "y");
     };
-    Graph g1, g2;
-    build(g1);
-    build(g2);
-    CompileOptions unfused = no_dump();
-    unfused.fuse = false;
-    auto fused_plan = compile(g1, no_dump());
-    auto plain_plan = compile(g2, unfused);
+    FusedAndPlain plans(build);
+    auto& fused_plan = plans.fused;
+    auto& plain_plan = plans.plain;
     EXPECT_EQ(fused_plan->stats().n_steps, 1) << rows;
     const Tensor got = fused_plan->run({x, r, gate})[0];
     const Tensor expect = plain_plan->run({x, r, gate})[0];
@@ -171,13 +174,9 @@ TEST(Compile, NormLeadsItsModulationWithTheUnfusedBits) {
                                  : rms_norm(vx, std::nullopt, 1e-6f, NormWeight::None);
       g.output(cast(modulate(normed, vscale, vshift), DType::BF16), "y");
     };
-    Graph g1, g2;
-    build(g1);
-    build(g2);
-    CompileOptions unfused = no_dump();
-    unfused.fuse = false;
-    auto fused_plan = compile(g1, no_dump());
-    auto plain_plan = compile(g2, unfused);
+    FusedAndPlain plans(build);
+    auto& fused_plan = plans.fused;
+    auto& plain_plan = plans.plain;
     EXPECT_EQ(fused_plan->stats().n_steps, 2) << layer;  // 1 + scale, then norm → modulation → bf16
     EXPECT_NE(fused_plan->describe().find(layer ? "fused[layer_norm mul add]" : "fused[rms_norm mul add]"),
               std::string::npos)
@@ -211,12 +210,8 @@ TEST(Compile, NormLeadsEveryChainReadingItUnlessAffineStoredOrReadOtherwise) {
     g.output(silu(widened), "fits");
     g.output(add(widened, g.constant("wide", wide)), "broadcast_wider");  // a chain of another shape
   };
-  Graph g1, g2;
-  build(g1);
-  build(g2);
-  CompileOptions unfused = no_dump();
-  unfused.fuse = false;
-  auto plan = compile(g1, no_dump());
+  FusedAndPlain plans(build);
+  auto& plan = plans.fused;
   // fused[rms_norm silu], fused[rms_norm tanh]; weighted norm + silu; plain + silu; mixed + silu + matmul;
   // widened + silu + add.
   EXPECT_EQ(plan->stats().n_steps, 12) << plan->describe();
@@ -224,7 +219,7 @@ TEST(Compile, NormLeadsEveryChainReadingItUnlessAffineStoredOrReadOtherwise) {
   EXPECT_NE(text.find("fused[rms_norm silu]"), std::string::npos) << text;
   EXPECT_NE(text.find("fused[rms_norm tanh]"), std::string::npos) << text;
   EXPECT_EQ(text.find("fused[layer_norm"), std::string::npos) << text;
-  auto plain_plan = compile(g2, unfused);
+  auto& plain_plan = plans.plain;
   const auto got = plan->run({x});
   const auto expect = plain_plan->run({x});
   ASSERT_EQ(got.size(), expect.size());
