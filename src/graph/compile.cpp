@@ -293,12 +293,7 @@ class PlanBuilder {
         add_permute_view(id, std::move(s));
         continue;
       }
-      s.kind = Slot::Kind::Arena;
-      s.bytes = dtype_bytes_for(nd.meta.dtype, nd.meta.shape.numel());
-      const int out = static_cast<int>(slots.size());
-      slot_[static_cast<size_t>(id)] = out;
-      slots.push_back(std::move(s));
-      arena_meta_.emplace_back(out, nd.meta);
+      const int out = add_arena_slot(id, std::move(s));
 
       Step step;
       step.out_slot = out;
@@ -329,25 +324,31 @@ class PlanBuilder {
     plan_->stats_.n_steps = static_cast<int>(plan_->steps_.size());
   }
 
-  // CompileOptions::inputs_in_arena: input node `id` becomes an arena slot that no step writes (the caller does,
-  // through Plan::input); lay_out_arena gives it a buffer live from before the first step to its last reader.
-  void hold_input(int id) {
+  // Node `id`'s value as an arena buffer of its dtype and shape (laid out by lay_out_arena): returns its slot.
+  int add_arena_slot(int id, Slot s) {
     const Node& nd = node(id);
     auto& slots = plan_->slots_;
-    Slot s;
-    s.name = nd.name;
     s.kind = Slot::Kind::Arena;
     s.bytes = dtype_bytes_for(nd.meta.dtype, nd.meta.shape.numel());
     const int slot = static_cast<int>(slots.size());
     slot_[static_cast<size_t>(id)] = slot;
     slots.push_back(std::move(s));
     arena_meta_.emplace_back(slot, nd.meta);
+    return slot;
+  }
+
+  // CompileOptions::inputs_in_arena: input node `id` becomes an arena slot that no step writes (the caller does,
+  // through Plan::input); lay_out_arena gives it a buffer live from before the first step to its last reader.
+  void hold_input(int id) {
+    Slot s;
+    s.name = node(id).name;
+    const int slot = add_arena_slot(id, std::move(s));
     const auto& ids = g_.input_ids();
     plan_->holds_inputs_ = true;
     plan_->input_slots_.resize(ids.size(), -1);
     for (size_t i = 0; i < ids.size(); ++i)
       if (ids[i] == id) plan_->input_slots_[i] = slot;
-    plan_->stats_.input_bytes += slots.back().bytes;
+    plan_->stats_.input_bytes += plan_->slots_[static_cast<size_t>(slot)].bytes;
   }
 
   // The held inputs' buffers (first = 0: they are written before the first step, so no step's output shares
