@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <regex>
 
-#include "backend/cpu/kernels.h"
 #include "core/error.h"
 #include "graph/arena_memory.h"
 #include "graph/memory_plan.h"
@@ -21,10 +20,12 @@ CompileOptions CompileOptions::from_env() {
 // Builds a Plan from a graph in passes; one instance per compile.
 class PlanBuilder {
  public:
-  PlanBuilder(const Graph& g, const CompileOptions& o) : g_(g), opt_(o), n_(static_cast<int>(g.nodes().size())) {}
+  PlanBuilder(const Graph& g, const Backend& backend, const CompileOptions& o)
+      : g_(g), backend_(backend), opt_(o), n_(static_cast<int>(g.nodes().size())) {}
 
   std::unique_ptr<Plan> build() {
     plan_ = std::make_unique<Plan>();
+    plan_->backend_ = &backend_;
     plan_->stats_.n_nodes = n_;
     mark_live();
     list_readers();
@@ -231,12 +232,11 @@ class PlanBuilder {
       for (int a = 0; a < ins.n_args; ++a)
         if (ins.args[a] < 0) ins.args[a] = static_cast<int16_t>(prog.n_leaves + (-ins.args[a] - 1));
     LTX_CHECK(prog.n_leaves + static_cast<int>(prog.instrs.size()) <= 64, "graph", "fused chain too long");
-    if (prog.instrs[0].kind == OpKind::MatMul) {  // the matmul hands its sums to the rest of the program
-      const FusedInstr& mm = prog.instrs[0];
-      const std::array<TensorMeta, 2> in{node(leaf_nodes[static_cast<size_t>(mm.args[0])]).meta,
-                                         node(leaf_nodes[static_cast<size_t>(mm.args[1])]).meta};
-      step.scratch_bytes = cpu::matmul_scratch_bytes(std::get<MatMulAttrs>(mm.attrs), in, node(id).meta, true);
-    }
+    std::vector<TensorMeta> leaves;
+    for (int leaf : leaf_nodes) leaves.push_back(node(leaf).meta);
+    LTX_CHECK(backend_.supports(prog, leaves, node(id).meta), "graph", "the ", backend_.name(),
+              " backend cannot run the fused chain computing ", describe_node(id));
+    step.scratch_bytes = backend_.scratch_bytes(prog, leaves, node(id).meta);
     step.kind = Step::Kind::Fused;
     step.program = std::move(prog);
     for (int leaf : leaf_nodes) step.in_slots.push_back(slot_of(leaf));
@@ -307,10 +307,11 @@ class PlanBuilder {
         step.constant_weights = opt_.prepare_weights && step.in_slots.size() >= 2;  // all after the first constant
         for (size_t a = 1; a < step.in_slots.size(); ++a)
           step.constant_weights &= slots[static_cast<size_t>(step.in_slots[a])].kind == Slot::Kind::Constant;
-        if (nd.op == OpKind::MatMul && nd.inputs.size() == 2) {
-          const std::array<TensorMeta, 2> in{node(nd.inputs[0]).meta, node(nd.inputs[1]).meta};
-          step.scratch_bytes = cpu::matmul_scratch_bytes(std::get<MatMulAttrs>(nd.attrs), in, nd.meta, false);
-        }
+        std::vector<TensorMeta> in;
+        for (int i : nd.inputs) in.push_back(node(i).meta);
+        LTX_CHECK(backend_.supports(nd.op, in, nd.meta), "graph", "the ", backend_.name(), " backend cannot run ",
+                  describe_node(id));
+        step.scratch_bytes = backend_.scratch_bytes(nd.op, nd.attrs, in, nd.meta);
       }
       plan_->steps_.push_back(std::move(step));
     }
@@ -360,10 +361,9 @@ class PlanBuilder {
     }
   }
 
-  // A Permute of a buffer the plan lays out becomes a strided view of it (no copy) when every reader is Attention
-  // reading it as q or v (the DiT's head splits, nn::split_heads): the attention kernels gather q per query block
-  // and pack v per head anyway. Not k: its rows, H·D apart (8 KB in the DiT), would be read in place and alias in
-  // L1 (measured 7% slower attention); not Rope's x (measured 2x slower rope). Not an output or dumped.
+  // A Permute of a buffer the plan lays out becomes a strided view of it (no copy) when the backend says each
+  // reader's kernel reads that operand as fast strided (Backend::permute_may_be_view; on the CPU, attention's q and
+  // v: the DiT's head splits, nn::split_heads). Not an output or dumped.
   bool permute_is_view(int id) {
     const Node& nd = node(id);
     const auto i = static_cast<size_t>(id);
@@ -373,7 +373,7 @@ class PlanBuilder {
     for (const auto& [r, arg] : readers_[i]) {
       const Node& reader = node(r);
       const bool strided_ok = reader.kind == NodeKind::Op && !absorbed_[static_cast<size_t>(r)] &&
-                              reader.op == OpKind::Attention && (arg == 0 || arg == 2);
+                              backend_.permute_may_be_view(reader.op, arg);
       if (!strided_ok) return false;
     }
     return !readers_[i].empty();
@@ -474,7 +474,15 @@ class PlanBuilder {
     plan_->dump_path_ = opt_.dump_path;
   }
 
+  // "MatMul 'dit.blk.0.ff.in' -> bf16[1,1536,16384]": for the error when the backend cannot run a node.
+  std::string describe_node(int id) const {
+    const Node& nd = node(id);
+    return std::string(op_name(nd.op)) + (nd.name.empty() ? "" : " '" + nd.name + "'") + " -> " +
+           std::string(dtype_name(nd.meta.dtype)) + nd.meta.shape.str();
+  }
+
   const Graph& g_;
+  const Backend& backend_;
   const CompileOptions& opt_;
   const int n_;
   std::unique_ptr<Plan> plan_;
@@ -487,8 +495,12 @@ class PlanBuilder {
   std::vector<std::vector<std::pair<int, int>>> readers_;        // per node: (live reader, operand index)
 };
 
+std::unique_ptr<Plan> compile(const Graph& graph, const Backend& backend, const CompileOptions& options) {
+  return PlanBuilder(graph, backend, options).build();
+}
+
 std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options) {
-  return PlanBuilder(graph, options).build();
+  return compile(graph, default_backend(), options);
 }
 
 }  // namespace ltx

@@ -23,7 +23,7 @@ struct CompileOptions {
   // planners use it to price a candidate shape that may not fit.
   bool allocate = true;
   // true: conv steps whose weights are the plan's constants keep them converted to the kernel's layout after their
-  // first run (cpu::PreparedWeights), a second copy of those weights for the plan's life. For a plan that runs
+  // first run (PreparedWeights), a second copy of those weights for the plan's life. For a plan that runs
   // once there is nothing to gain and the copy only raises the peak: pass false.
   bool prepare_weights = true;
   // true: the plan holds its inputs in its arena, each live from the start of a run to its last use (its space is
@@ -33,6 +33,9 @@ struct CompileOptions {
   static CompileOptions from_env();
 };
 
+// Compiles for `backend`, which the plan holds (it must outlive the plan); without one, for default_backend().
+std::unique_ptr<Plan> compile(const Graph& graph, const Backend& backend,
+                              const CompileOptions& options = CompileOptions::from_env());
 std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
 
 // The structure, shapes, dtypes, attributes and bound weights of a graph, as words; equal signatures compile to
@@ -41,6 +44,8 @@ std::vector<uint64_t> graph_signature(const Graph& graph, const CompileOptions& 
 
 class PlanCache {
  public:
+  // Plans for `backend` (which must outlive the cache).
+  explicit PlanCache(const Backend& backend = default_backend()) : backend_(&backend) {}
   // The plan for this graph: compiled on first sight of its signature, then reused.
   Plan& get(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
   int compiles() const { return compiles_; }
@@ -55,6 +60,7 @@ class PlanCache {
     std::vector<uint64_t> signature;
     std::unique_ptr<Plan> plan;
   };
+  const Backend* backend_;
   std::unordered_map<uint64_t, std::vector<Entry>> plans_;
   size_t n_plans_ = 0;
   int compiles_ = 0;

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <sstream>
 
-#include "backend/cpu/kernel_scratch.h"
-#include "backend/cpu/kernels.h"
 #include "core/error.h"
 #include "graph/dump.h"
 #include "graph/profile.h"
@@ -102,12 +100,13 @@ std::span<const Tensor> Plan::execute() {
   for (Step& step : steps_) {
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
     const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    const cpu::KernelScratchBinding scratch(
-        {step.scratch_bytes > 0 ? arena_->data() + step.scratch_offset : nullptr, step.scratch_bytes});
+    const StepContext context{
+        {step.scratch_bytes > 0 ? arena_->data() + step.scratch_offset : nullptr, step.scratch_bytes},
+        step.constant_weights ? &step.prepared : nullptr};
     if (step.kind == Step::Kind::Fused)
-      cpu::run_fused(step.program, step.in_tensors, out);
+      backend_->run(step.program, step.in_tensors, out, context);
     else
-      cpu::run(step.op, step.attrs, step.in_tensors, out, step.constant_weights ? &step.prepared : nullptr);
+      backend_->run(step.op, step.attrs, step.in_tensors, out, context);
     if (profiling)
       profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));
   }

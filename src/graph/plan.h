@@ -1,9 +1,10 @@
 // A compiled graph: ordered kernels over one arena whose layout was fixed at compile time. Running a plan again
 // at the same shapes allocates nothing: inputs are bound as views, outputs are views into the arena (valid until
-// the next run). A plan compiled with CompileOptions::inputs_in_arena holds its inputs too: each is an arena buffer
+// the next run). It runs on the backend it was compiled for. A plan compiled with CompileOptions::inputs_in_arena holds its inputs too: each is an arena buffer
 // live from the start of a run to its last use (its space is reused after that), the caller writes it through
 // input(i) and calls run(); peak_bytes() then counts every byte a run holds besides the weights. The matmul
-// kernels' scratch (packed blocks, f32 partial sums) is laid out in the arena too, one buffer per step.
+// kernels' scratch (Backend::scratch_bytes: the GEMM's packed blocks and f32 partials, the conv slabs) is laid out
+// in the arena too, one buffer per step.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/kernels.h"
+#include "backend/backend.h"
 #include "core/tensor.h"
 #include "ops/fused.h"
 #include "ops/op.h"
@@ -41,11 +42,11 @@ struct Step {
   std::vector<Tensor> in_tensors;  // prebuilt views; slots bound to inputs are refreshed each run
   bool dump = false;               // its output matches LTX_DUMP
   // Set at compile when every input after the first is a Constant slot (weights, bias): the kernel may keep
-  // weights it derived from them here (cpu::PreparedWeights), for the plan's life.
+  // weights it derived from them here (PreparedWeights, backend/backend.h), for the plan's life.
   bool constant_weights = false;
-  cpu::PreparedSlot prepared;
-  // The kernel's scratch for this step (cpu::matmul_scratch_bytes), an arena buffer live for this step only that
-  // Plan::run lends the kernel (backend/cpu/kernel_scratch.h); 0 bytes when it needs none.
+  PreparedSlot prepared;
+  // The kernel's scratch for this step (Backend::scratch_bytes), an arena buffer live for this step only that
+  // Plan::run lends the backend; 0 bytes when it needs none.
   size_t scratch_offset = 0;
   size_t scratch_bytes = 0;
 };
@@ -82,6 +83,7 @@ class Plan {
   size_t peak_bytes() const { return stats_.arena_bytes; }
   const PlanStats& stats() const { return stats_; }
   std::string describe() const;  // one line per step, for debugging
+  const Backend& backend() const { return *backend_; }
 
  private:
   friend class PlanBuilder;
@@ -89,6 +91,7 @@ class Plan {
   void write_dump() const;
   std::span<const Tensor> execute();
 
+  const Backend* backend_ = nullptr;
   std::shared_ptr<Storage> arena_;
   std::vector<Slot> slots_;
   std::vector<Step> steps_;

@@ -25,7 +25,7 @@ Plan& PlanCache::get(const Graph& graph, const CompileOptions& options) {
       ++hits_;
       return *e.plan;
     }
-  bucket.push_back({std::move(sig), compile(graph, options)});
+  bucket.push_back({std::move(sig), compile(graph, *backend_, options)});
   ++compiles_;
   ++n_plans_;
   return *bucket.back().plan;

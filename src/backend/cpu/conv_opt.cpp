@@ -35,8 +35,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cpu/conv_direct.h"
 #include "backend/cpu/conv_layout.h"
 #include "backend/cpu/conv_small.h"
+#include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/padding.h"
@@ -337,6 +339,22 @@ struct SlabPrimitive {
   dnnl::convolution_forward conv;
 };
 
+// Where the slab path keeps its working memory in one span (64-byte aligned offsets): input slab, output slab, one
+// chunk of converted weights, the primitive's scratchpad (kScratchpadAllowance; measured 12 KiB).
+struct SlabScratch {
+  size_t dst = 0, weights = 0, scratchpad = 0, total = 0;  // offsets, and the span's bytes
+};
+
+SlabScratch slab_scratch(const SlabGeometry& g) {
+  const auto up = [](size_t b) { return (b + 63) / 64 * 64; };
+  SlabScratch s;
+  s.dst = up(g.src_bytes());
+  s.weights = s.dst + up(g.dst_bytes());
+  s.scratchpad = s.weights + up(g.weight_chunk_bytes());
+  s.total = s.scratchpad + kScratchpadAllowance;
+  return s;
+}
+
 // The primitive for one slab shape: src [1, C, rows, padded...] channels-last in `wt`, weights [oc, C, K...] in
 // `weights_md` (format any for the first of a chunk), dst [1, oc, t, out...] channels-last in `ot`.
 std::shared_ptr<SlabPrimitive> slab_primitive(const ConvAttrs& a, const SlabGeometry& g, const Shape& w, DType wt,
@@ -519,8 +537,17 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
   }
   bool inner_data_pads = false;
   for (int d = 1; d < g.sp; ++d) inner_data_pads |= pads_with_data(a, d);
+  // The slabs, one chunk of converted weights and the primitive's scratchpad: from the scratch the plan lent this
+  // step (conv_scratch_bytes, same layout) when it is there, else allocated here.
+  const SlabScratch layout = slab_scratch(g);
   const size_t src_cap = g.src_bytes(), dst_cap = g.dst_bytes();
-  const std::unique_ptr<std::byte[]> src_buf(new std::byte[src_cap]), dst_buf(new std::byte[dst_cap]);
+  const KernelScratch lent = bound_kernel_scratch();
+  const bool use_lent = lent.bytes >= layout.total;
+  std::unique_ptr<std::byte[]> owned;
+  if (!use_lent) owned.reset(new std::byte[layout.weights]);  // src and dst slabs
+  std::byte* const base = use_lent ? lent.data : owned.get();
+  const auto src_buf = [base] { return base; };
+  const auto dst_buf = [base, &layout] { return base + layout.dst; };
   const int64_t row_bytes = g.in_inner * g.chans * static_cast<int64_t>(g.src_es);
   // Our AVX-512 transpositions where the planes are contiguous f32, else oneDNN's reorders.
   bool dense_in = x.strides()[x.rank() - 1] == 1 || x.rank() == 3;
@@ -543,7 +570,7 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
   const auto pack = [&](int64_t b, int64_t r0, int64_t n, int64_t at) {
     if (n <= 0) return;
     if (inner_data_pads) {  // our own pass: it writes the inner dims' Reflect/Replicate padding too
-      std::byte* dst = src_buf.get() + at * row_bytes;
+      std::byte* dst = src_buf() + at * row_bytes;
       if (x.dtype() == DType::F32 && wt == DType::BF16)
         pack_rows<float, uint16_t>(x, b, r0, n, a, g, reinterpret_cast<uint16_t*>(dst));
       else if (x.dtype() == DType::F32)
@@ -558,13 +585,13 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
       int64_t run = 1;
       while (r + run < n && f >= 0 && pad_source_index(r0 + r + run - g.pb0, g.in0, a.pad_mode[0]) == f + run) ++run;
       if (f < 0)
-        std::memset(src_buf.get() + (at + r) * row_bytes, 0, static_cast<size_t>(row_bytes));
+        std::memset(src_buf() + (at + r) * row_bytes, 0, static_cast<size_t>(row_bytes));
       else if (fast_in)  // [C, run·inner] planes -> [run·inner, C] rows
         (wt == DType::BF16 ? transpose_f32_to_bf16_v : transpose_f32_v)(
             x.data<float>() + b * x.strides()[0] + f * x.strides()[2], x.strides()[1], g.chans, run * g.in_inner,
-            src_buf.get() + (at + r) * row_bytes, g.chans);
+            src_buf() + (at + r) * row_bytes, g.chans);
       else
-        reorder_rows_in(x, b, f, run, src_buf.get(), at + r, g, wt, st);
+        reorder_rows_in(x, b, f, run, src_buf(), at + r, g, wt, st);
       r += run;
     }
   };
@@ -582,7 +609,10 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
       for (int d = 0; d < g.sp; ++d) wd.push_back(w.dim(2 + d));
       dnnl::memory plain(dnnl::memory::desc(wd, dnnl_type(wt), plain_tag(static_cast<int>(wd.size()))), eng,
                          w.raw() + o0 * g.chans * g.taps * static_cast<int64_t>(g.w_es));
-      weights = dnnl::memory(main->pd.weights_desc(), eng);
+      const dnnl::memory::desc wd_prim = main->pd.weights_desc();
+      weights = use_lent && !fresh && wd_prim.get_size() <= layout.scratchpad - layout.weights
+                    ? dnnl::memory(wd_prim, eng, lent.data + layout.weights)
+                    : dnnl::memory(wd_prim, eng);
       dnnl::reorder(plain, weights).execute(st, plain, weights);
       if (fresh) {
         fresh->chunks.push_back(weights);
@@ -604,26 +634,29 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
         int64_t kept = 0;
         if (packed_n > 0 && row0 >= packed_lo && row0 < packed_lo + packed_n) {
           kept = std::min(nrows, packed_lo + packed_n - row0);
-          std::memmove(src_buf.get(), src_buf.get() + (row0 - packed_lo) * row_bytes,
+          std::memmove(src_buf(), src_buf() + (row0 - packed_lo) * row_bytes,
                        static_cast<size_t>(kept * row_bytes));
         }
         pack(b, row0 + kept, nrows - kept, kept);
         packed_lo = row0;
         packed_n = nrows;
         scratch_max = std::max(scratch_max, prim->pd.scratchpad_desc().get_size());
-        dnnl::memory xm(prim->pd.src_desc(), eng, src_buf.get()), ym(prim->pd.dst_desc(), eng, dst_buf.get());
-        dnnl::memory scratch(prim->pd.scratchpad_desc(), eng);
+        dnnl::memory xm(prim->pd.src_desc(), eng, src_buf()), ym(prim->pd.dst_desc(), eng, dst_buf());
+        const dnnl::memory::desc pad = prim->pd.scratchpad_desc();
+        dnnl::memory scratch = use_lent && pad.get_size() <= layout.total - layout.scratchpad
+                                   ? dnnl::memory(pad, eng, lent.data + layout.scratchpad)
+                                   : dnnl::memory(pad, eng);
         std::unordered_map<int, dnnl::memory> args{
             {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, ym}, {DNNL_ARG_SCRATCHPAD, scratch}};
         if (has_bias) args[DNNL_ARG_BIAS] = dnnl::memory(prim->pd.bias_desc(), eng, bias.data() + o0);
         prim->conv.execute(st, args);
         st.wait();
         if (fast_out)  // [rows·inner, oc] -> oc planes of out
-          transpose_f32(reinterpret_cast<const float*>(dst_buf.get()), oc, rows * g.out_inner, oc,
+          transpose_f32(reinterpret_cast<const float*>(dst_buf()), oc, rows * g.out_inner, oc,
                         out.data<float>() + b * out.strides()[0] + o0 * out.strides()[1] + t0 * out.strides()[2],
                         out.strides()[1]);
         else
-          reorder_rows_out(dst_buf.get(), rows, oc, g, out, b, o0, t0, st);
+          reorder_rows_out(dst_buf(), rows, oc, g, out, b, o0, t0, st);
         st.wait();
       }
     }
@@ -726,178 +759,6 @@ void deconv_onednn(const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlo
   st.wait();
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Depthwise 1-D (groups = channels, one filter per channel: the vocoder's anti-aliased ×2 resampling): per row,
-// the input converted to f32 once (with its padding), the filter in f32, each output a K-tap dot product; any
-// input/weight/output float dtypes. Memory-bound, so no GEMM.
-
-void row_to_f32(const Tensor& t, int64_t b, int64_t c, float* dst) {
-  const int64_t n = t.dim(2), st = t.strides()[2];
-  const auto es = static_cast<int64_t>(dtype_block_bytes(t.dtype()));
-  const std::byte* src = t.raw() + (b * t.strides()[0] + c * t.strides()[1]) * es;
-  if (t.dtype() == DType::BF16 && st == 1) {
-    const auto* h = reinterpret_cast<const uint16_t*>(src);
-    for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
-  } else if (t.dtype() == DType::F32 && st == 1) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = load_as_f32(src + i * st * es, t.dtype());
-  }
-}
-
-void store_row(const float* v, int64_t n, const Tensor& out, int64_t row) {
-  if (out.dtype() == DType::F32) {
-    std::memcpy(out.data<float>() + row * n, v, static_cast<size_t>(n) * sizeof(float));
-  } else if (out.dtype() == DType::BF16) {
-    auto* h = reinterpret_cast<uint16_t*>(out.raw()) + row * n;
-    for (int64_t i = 0; i < n; ++i) h[i] = f32_to_bf16(v[i]);
-  } else {
-    const auto es = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
-    for (int64_t i = 0; i < n; ++i) store_from_f32(out.raw() + (row * n + i) * es, out.dtype(), v[i]);
-  }
-}
-
-bool is_depthwise_1d(OpKind kind, const ConvAttrs& a, Inputs in) {
-  if (a.spatial != 1 || in[0].rank() != 3) return false;
-  const int64_t c = in[0].dim(1);
-  return a.groups == c && in[1].dim(0) == c && in[1].dim(1) == 1;
-}
-
-void conv_depthwise_1d(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out) {
-  const Tensor& x = in[0];
-  const int64_t batch = x.dim(0), chans = x.dim(1), len = x.dim(2), taps = in[1].dim(2), olen = out.dim(2);
-  const int64_t stride = a.stride[0], dil = a.dilation[0], pb = a.pad_before[0];
-  const bool transposed = kind == OpKind::ConvTranspose1d;
-  const int64_t padded = transposed ? len : len + pb + a.pad_after[0];
-  parallel_for(batch * chans, 4, [&](int64_t begin, int64_t end) {
-    std::vector<float> row(static_cast<size_t>(padded)), src(static_cast<size_t>(len)), y(static_cast<size_t>(olen));
-    std::vector<float> w(static_cast<size_t>(taps));
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t b = r / chans, c = r % chans;
-      for (int64_t k = 0; k < taps; ++k)
-        w[static_cast<size_t>(k)] =
-            load_as_f32(in[1].raw() + (c * in[1].strides()[0] + k * in[1].strides()[2]) *
-                                          static_cast<int64_t>(dtype_block_bytes(in[1].dtype())),
-                        in[1].dtype());
-      const float bias = in.size() == 3
-                             ? load_as_f32(in[2].raw() + c * in[2].strides()[0] *
-                                                             static_cast<int64_t>(dtype_block_bytes(in[2].dtype())),
-                                           in[2].dtype())
-                             : 0.0f;
-      row_to_f32(x, b, c, src.data());
-      if (transposed) {  // y[l·stride + k·dil - pad] += x[l]·w[k]
-        std::fill(y.begin(), y.end(), bias);
-        for (int64_t l = 0; l < len; ++l) {
-          const float v = src[static_cast<size_t>(l)];
-          for (int64_t k = 0; k < taps; ++k) {
-            const int64_t t = l * stride + k * dil - pb;
-            if (t >= 0 && t < olen) y[static_cast<size_t>(t)] += v * w[static_cast<size_t>(k)];
-          }
-        }
-      } else {  // y[t] = Σ_k xpad[t·stride + k·dil]·w[k]
-        for (int64_t i = 0; i < padded; ++i) {
-          const int64_t sidx = pad_source_index(i - pb, len, a.pad_mode[0]);
-          row[static_cast<size_t>(i)] = sidx < 0 ? 0.0f : src[static_cast<size_t>(sidx)];
-        }
-        for (int64_t t = 0; t < olen; ++t) {
-          const float* xp = row.data() + t * stride;
-          float acc = bias;
-          for (int64_t k = 0; k < taps; ++k) acc += xp[k * dil] * w[static_cast<size_t>(k)];
-          y[static_cast<size_t>(t)] = acc;
-        }
-      }
-      store_row(y.data(), olen, out, r);
-    }
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// (b) im2col over our GEMM
-
-void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
-  const Tensor& x = in[0];              // [B, C, *S]
-  const Tensor w = in[1].contiguous();  // [O, C/G, *K] = [O, C/G·taps] row-major
-  const int sp = a.spatial;
-  const int64_t batch = x.dim(0), groups = a.groups;
-  const int64_t cg = w.dim(1), og = w.dim(0) / groups;
-  int64_t taps = 1, positions = 1;
-  int64_t kdim[3] = {1, 1, 1}, odim[3] = {1, 1, 1}, xdim[3] = {1, 1, 1};
-  for (int d = 0; d < sp; ++d) {
-    kdim[3 - sp + d] = w.dim(2 + d);
-    odim[3 - sp + d] = out.dim(2 + d);
-    xdim[3 - sp + d] = x.dim(2 + d);
-    taps *= w.dim(2 + d);
-    positions *= out.dim(2 + d);
-  }
-  auto attr3 = [&](const std::array<int64_t, 3>& v, int64_t fill) {  // right-aligned to 3 dims
-    std::array<int64_t, 3> r{fill, fill, fill};
-    for (int d = 0; d < sp; ++d) r[static_cast<size_t>(3 - sp + d)] = v[static_cast<size_t>(d)];
-    return r;
-  };
-  const auto stride = attr3(a.stride, 1), dil = attr3(a.dilation, 1), pb = attr3(a.pad_before, 0);
-  std::array<PadMode, 3> mode{PadMode::Zeros, PadMode::Zeros, PadMode::Zeros};
-  for (int d = 0; d < sp; ++d) mode[static_cast<size_t>(3 - sp + d)] = a.pad_mode[static_cast<size_t>(d)];
-  int64_t xs[3] = {0, 0, 0};
-  for (int d = 0; d < sp; ++d) xs[3 - sp + d] = x.strides()[2 + d];
-
-  const int64_t k_total = cg * taps;
-  // Columns of at most ~4M elements, at least 96 positions wide (the GEMM's panels want width).
-  const int64_t chunk = std::min(positions, std::max<int64_t>(96, (int64_t{4} << 20) / k_total / 16 * 16));
-  const DType dt = x.dtype();
-  const auto es = static_cast<int64_t>(dtype_block_bytes(dt));
-  const auto oes = static_cast<int64_t>(dtype_block_bytes(out.dtype()));
-  std::vector<std::byte> col(static_cast<size_t>(k_total * chunk * es));
-  std::vector<float> acc(static_cast<size_t>(og * chunk));
-  std::vector<float> bias(static_cast<size_t>(out.dim(1)), 0.0f);
-  if (in.size() == 3)
-    for (int64_t o = 0; o < out.dim(1); ++o)
-      bias[static_cast<size_t>(o)] = load_as_f32(
-          in[2].raw() + o * in[2].strides()[0] * static_cast<int64_t>(dtype_block_bytes(in[2].dtype())), in[2].dtype());
-
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
-        const int64_t pc = std::min(chunk, positions - p0);
-        // col[(c·taps + tap), p] = x_padded[b, g·cg + c, pos(p)·stride + k(tap)·dilation]
-        parallel_for(k_total, 8, [&](int64_t begin, int64_t end) {
-          for (int64_t row = begin; row < end; ++row) {
-            const int64_t c = row / taps, tap = row % taps;
-            const int64_t k[3] = {tap / (kdim[1] * kdim[2]), (tap / kdim[2]) % kdim[1], tap % kdim[2]};
-            const std::byte* xc = x.raw() + (b * x.strides()[0] + (g * cg + c) * x.strides()[1]) * es;
-            std::byte* dst = col.data() + row * chunk * es;
-            for (int64_t p = 0; p < pc; ++p) {
-              const int64_t pos = p0 + p;
-              const int64_t o[3] = {pos / (odim[1] * odim[2]), (pos / odim[2]) % odim[1], pos % odim[2]};
-              int64_t off = 0;
-              for (int d = 0; d < 3 && off >= 0; ++d) {
-                const auto i = static_cast<size_t>(d);
-                const int64_t s = pad_source_index(o[d] * stride[i] + k[d] * dil[i] - pb[i], xdim[d], mode[i]);
-                off = s < 0 ? -1 : off + s * xs[d];
-              }
-              if (off < 0)
-                std::memset(dst + p * es, 0, static_cast<size_t>(es));
-              else
-                std::memcpy(dst + p * es, xc + off * es, static_cast<size_t>(es));
-            }
-          }
-        });
-        gemm::Problem prob;
-        prob.m = og, prob.n = pc, prob.k = k_total;
-        prob.a = {w.raw() + g * og * k_total * es, dt, k_total, 1};
-        prob.b.data = col.data(), prob.b.dtype = dt, prob.b.sk = chunk, prob.b.sn = 1;
-        prob.out = reinterpret_cast<std::byte*>(acc.data()), prob.out_dtype = DType::F32, prob.ldo = pc;
-        prob.compute = dt == DType::BF16 ? gemm::Compute::BF16 : gemm::Compute::F32;
-        gemm::run_avx512(prob);
-        for (int64_t o = 0; o < og; ++o) {  // bias and the one rounding to out's dtype
-          const int64_t oc = g * og + o;
-          std::byte* dst = out.raw() + ((b * out.dim(1) + oc) * positions + p0) * oes;
-          for (int64_t p = 0; p < pc; ++p)
-            store_from_f32(dst + p * oes, out.dtype(),
-                           acc[static_cast<size_t>(o * pc + p)] + bias[static_cast<size_t>(oc)]);
-        }
-      }
-}
-
 }  // namespace
 
 bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& out,
@@ -958,8 +819,19 @@ size_t conv_workspace_bytes(const ConvAttrs& a, const TensorMeta& x, const Tenso
   if (a.groups != 1 || x.shape.rank() < 3)  // the whole-tensor path: padded copy, reordered input and output
     return std::max(small, 3 * f32_bytes(x.shape) + f32_bytes(out.shape) + f32_bytes(w.shape) + kScratchpadAllowance);
   const SlabGeometry g = slab_geometry(a, x.shape, w.shape, w.dtype, out.shape, out.dtype);
-  return std::max(small, g.src_bytes() + g.dst_bytes() + static_cast<size_t>(g.outs) * sizeof(float) +
-                             g.weight_chunk_bytes() + kScratchpadAllowance);
+  return std::max(small, slab_scratch(g).total + static_cast<size_t>(g.outs) * sizeof(float));
+}
+
+size_t conv_scratch_bytes(OpKind kind, const ConvAttrs& a, std::span<const TensorMeta> in, const TensorMeta& out) {
+  if (kind != OpKind::Conv || in.size() < 2 || in.size() > 3 || !gemm::avx512_available()) return 0;
+  const TensorMeta &x = in[0], &w = in[1];
+  const auto f32_or_bf16 = [](DType t) { return t == DType::F32 || t == DType::BF16; };
+  if (!f32_or_bf16(x.dtype) || !f32_or_bf16(w.dtype) || !f32_or_bf16(out.dtype)) return 0;
+  if (x.dtype == DType::BF16 && w.dtype == DType::F32) return 0;
+  if (a.spatial == 1 && (a.groups != 1 || w.dtype == DType::BF16)) return 0;  // depthwise / conv1d_avx512.cpp
+  if (small_conv_weights_fit(w.shape)) return small_conv_scratch_bytes(a, x.shape);
+  if (a.groups != 1 || x.shape.rank() < 3) return 0;  // the whole-tensor path allocates its own
+  return slab_scratch(slab_geometry(a, x.shape, w.shape, w.dtype, out.shape, out.dtype)).total;
 }
 
 void set_conv_slab_limits(size_t slab_bytes, size_t weight_chunk_bytes) {

@@ -19,6 +19,12 @@ bool conv_with_path(ConvPath path, OpKind kind, const ConvAttrs& a, Inputs in, c
 // chunk of converted weights, bias, oneDNN's scratchpad), for planners that must bound a step's peak.
 size_t conv_workspace_bytes(const ConvAttrs& a, const TensorMeta& x, const TensorMeta& w, const TensorMeta& out);
 
+// The scratch a Conv step takes from its plan (kernel_scratch.h) on the path try_conv picks for these operands: the
+// channels-last slabs, a chunk of converted weights and the primitive's scratchpad; the small kernel's padded
+// input; 0 on paths that keep their own buffers (the 1-D bf16 kernel's rows per thread, depthwise rows, whole
+// tensors with groups > 1).
+size_t conv_scratch_bytes(OpKind kind, const ConvAttrs& a, std::span<const TensorMeta> in, const TensorMeta& out);
+
 // The channels-last path's sizes: input + output slab, and one chunk of converted weights (default 24 MiB each).
 // Tests set small ones to run many slabs and chunks on small tensors.
 void set_conv_slab_limits(size_t slab_bytes, size_t weight_chunk_bytes);

@@ -19,6 +19,10 @@ bool small_conv_weights_fit(const Shape& w);
 bool small_conv_applies(const ConvAttrs& a, Inputs in, const Tensor& out);
 
 // The most run_small_conv allocates for itself on these shapes (the padded input, weights and bias in f32).
+// The padded f32 input, which run_small_conv takes from the plan's scratch for its step when lent (kernel_scratch.h).
+size_t small_conv_scratch_bytes(const ConvAttrs& a, const Shape& x);
+
+// Everything a call allocates: the padded input, and the weights and bias packed in f32 (unless prepared).
 size_t small_conv_workspace_bytes(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& out);
 
 // out = conv(x, w) + bias, as ref::conv. Arithmetic: with bf16 weights, x is rounded to bf16 first (the production

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "backend/cpu/conv_small.h"
+#include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/matmul_gemm.h"
 #include "backend/cpu/padding.h"
 #include "core/half.h"
@@ -73,9 +74,12 @@ Geometry geometry_of(const ConvAttrs& a, Inputs in, const Tensor& out) {
 }
 
 // xp[b, c, *padded] in f32, every pad mode written out; rounded to bf16 when `round_bf16`.
-std::vector<float> padded_input(const Tensor& x, const Geometry& g, bool round_bf16) {
-  const int64_t plane = g.xp[0] * g.xp[1] * g.xp[2];
-  std::vector<float> xp(static_cast<size_t>(g.batch * g.chans * plane));
+size_t padded_input_floats(const Geometry& g) {
+  return static_cast<size_t>(g.batch * g.chans * g.xp[0] * g.xp[1] * g.xp[2]);
+}
+
+// x padded into xp (padded_input_floats(g) floats).
+void pad_input(const Tensor& x, const Geometry& g, bool round_bf16, float* xp) {
   const int sp = x.rank() - 2;
   std::array<int64_t, 3> xs{0, 0, 0};
   for (int d = 0; d < sp; ++d) xs[static_cast<size_t>(3 - sp + d)] = x.strides()[2 + d];
@@ -90,7 +94,7 @@ std::vector<float> padded_input(const Tensor& x, const Geometry& g, bool round_b
     for (int64_t r = begin; r < end; ++r) {
       const int64_t h = r % g.xp[1], d = (r / g.xp[1]) % g.xp[0], bc = r / (g.xp[1] * g.xp[0]);
       const int64_t b = bc / g.chans, c = bc % g.chans;
-      float* dst = xp.data() + r * g.xp[2];
+      float* dst = xp + r * g.xp[2];
       const int64_t sd = pad_source_index(d - g.pb[0], g.x[0], g.mode[0]);
       const int64_t sh = pad_source_index(h - g.pb[1], g.x[1], g.mode[1]);
       if (sd < 0 || sh < 0) {
@@ -105,7 +109,6 @@ std::vector<float> padded_input(const Tensor& x, const Geometry& g, bool round_b
       }
     }
   });
-  return xp;
 }
 
 struct Block {  // OB output channels o0 .. o0 + ob of one group, weights at packed + offset as [cg·taps][ob]
@@ -237,17 +240,26 @@ bool small_conv_applies(const ConvAttrs& a, Inputs in, const Tensor& out) {
   return small_conv_weights_fit(in[1].shape()) && small_conv_supports(a, in, out);
 }
 
-size_t small_conv_workspace_bytes(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& out) {
-  Shape padded = x;  // padded on every side: at least what padded_input writes
+size_t small_conv_scratch_bytes(const ConvAttrs& a, const Shape& x) {
+  Shape padded = x;  // padded on every side: at least what pad_input writes
   for (int d = 0; d < a.spatial; ++d)
     padded[2 + d] += a.pad_before[static_cast<size_t>(d)] + a.pad_after[static_cast<size_t>(d)];
-  return static_cast<size_t>(padded.numel() + w.numel() + out[1]) * sizeof(float);
+  return static_cast<size_t>(padded.numel()) * sizeof(float);
+}
+
+size_t small_conv_workspace_bytes(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& out) {
+  return small_conv_scratch_bytes(a, x) + static_cast<size_t>(w.numel() + out[1]) * sizeof(float);
 }
 
 void run_small_conv(const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSlot* prepared) {
   const Geometry g = geometry_of(a, in, out);
   const bool round_bf16 = in[1].dtype() == DType::BF16;
-  const std::vector<float> xp = padded_input(in[0], g, round_bf16);
+  // The padded input in the scratch the plan lent this step (small_conv_scratch_bytes) when it is there.
+  const KernelScratch lent = bound_kernel_scratch();
+  const size_t xp_floats = padded_input_floats(g);
+  std::vector<float> owned(lent.bytes >= xp_floats * sizeof(float) ? 0 : xp_floats);
+  float* const xp = owned.empty() ? reinterpret_cast<float*>(lent.data) : owned.data();
+  pad_input(in[0], g, round_bf16, xp);
   std::shared_ptr<PackedSmallConv> fresh;
   const auto* weights = prepared != nullptr ? dynamic_cast<const PackedSmallConv*>(prepared->get()) : nullptr;
   if (weights == nullptr || !weights->made_from(a, in)) {
@@ -290,7 +302,7 @@ void run_small_conv(const ConvAttrs& a, Inputs in, const Tensor& out, PreparedSl
       const Block& blk = blocks[static_cast<size_t>(rem % nblocks)];
       const int64_t b = rem / nblocks;
       const int64_t ow0 = chunk * kChunk, count = std::min(kChunk, g.o[2] - ow0);
-      const float* xbase = xp.data() + (b * g.chans + blk.group * g.cg) * chan + od * g.stride[0] * plane +
+      const float* xbase = xp + (b * g.chans + blk.group * g.cg) * chan + od * g.stride[0] * plane +
                            oh * g.stride[1] * row + ow0 * g.stride[2];
       float* dst[8];
       const int64_t out_row = ((b * g.outs + blk.o0) * g.o[0] + od) * g.o[1] + oh;  // row of output channel o0

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 
+#include "backend/backend.h"
 #include "core/tensor.h"
 #include "ops/fused.h"
 #include "ops/op.h"
@@ -17,15 +18,6 @@ namespace ltx::cpu {
 
 using Inputs = std::span<const Tensor>;
 
-// What a kernel derives once from a plan step's weights and reuses on every later run of that step (conv weights
-// reordered into oneDNN's blocked layout, biases in f32). A plan passes a slot only for steps whose weight inputs are
-// its constants, which it holds for its whole life and which are immutable once loaded (bound by identity in the
-// plan signature); the kernel records the identity it prepared from and prepares again if that ever differs. Arena
-// and input tensors are never prepared from.
-struct PreparedWeights {
-  virtual ~PreparedWeights() = default;
-};
-using PreparedSlot = std::shared_ptr<PreparedWeights>;
 
 // Where a matmul's results go when the compiler fused the elementwise chain that consumes it into the matmul step
 // (ops/fused.h): the kernels hand each output element's f32 sum, never rounded, to store(), which applies the chain
@@ -45,7 +37,7 @@ size_t matmul_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta
                             bool with_epilogue);
 
 void run_reference(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out);
-// `prepared` (may be null): the step's slot for prepared weights, see PreparedWeights.
+// `prepared` (may be null): the step's slot for prepared weights (PreparedWeights, backend/backend.h).
 void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, PreparedSlot* prepared = nullptr);
 // Evaluates a fused elementwise program over its leaves (broadcast to out's shape) in one pass (fused_elementwise.cpp).
 // A program led by a MatMul (ops/fused.h) runs as that matmul with the rest of the program as its epilogue.

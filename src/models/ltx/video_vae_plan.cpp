@@ -10,7 +10,6 @@
 #include <limits>
 #include <sstream>
 
-#include "backend/cpu/conv_opt.h"
 #include "core/error.h"
 #include "graph/compile.h"
 
@@ -120,7 +119,7 @@ std::string DecodeStrategy::describe() const {
   o << kind_name(kind) << ": " << batch_per_run << " item(s) per run, windows of " << window_frames
     << " latent frames keeping " << chunk_frames << ", tiles " << tile_h << "x" << tile_w << " (overlap "
     << tile_overlap << "), peak " << peak_bytes() << " bytes (plan " << plan_peak_bytes << ", output " << output_bytes
-    << ", staging " << staging_bytes << ", conv workspace " << conv_bytes << "), work x" << work;
+    << ", staging " << staging_bytes << "), work x" << work;
   return o.str();
 }
 
@@ -252,14 +251,6 @@ DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int6
   CompileOptions options;  // no LTX_DUMP here: dumped intermediates would change the peak
   options.allocate = false;
   s.plan_peak_bytes = compile(g, options)->peak_bytes();
-  // Each conv step's own slabs, weight chunk and scratchpad come on top of the arena while it runs: the largest.
-  for (const Node& node : g.nodes()) {
-    if (node.kind != NodeKind::Op || node.op != OpKind::Conv) continue;
-    const auto& x = g.nodes()[static_cast<size_t>(node.inputs[0])].meta;
-    const auto& w = g.nodes()[static_cast<size_t>(node.inputs[1])].meta;
-    s.conv_bytes =
-        std::max(s.conv_bytes, cpu::opt::conv_workspace_bytes(std::get<ConvAttrs>(node.attrs), x, w, node.meta));
-  }
   s.output_bytes = static_cast<size_t>(out.numel()) * sizeof(float);
   size_t staging = static_cast<size_t>(window.numel()) * sizeof(float);
   for (const auto& [name, shape] : dec.noise_inputs(window)) staging += static_cast<size_t>(shape.numel()) * 4;

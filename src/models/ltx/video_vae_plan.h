@@ -36,13 +36,12 @@ struct DecodeStrategy {
   int64_t window_frames = 0;       // latent frames each window decodes: the chunk plus the convolutions' context
   int64_t tile_h = 0, tile_w = 0;  // latent tile size (the latent's when not tiled)
   int64_t tile_overlap = 0;        // latent rows/columns shared by neighbouring tiles
-  size_t plan_peak_bytes = 0;      // Plan::peak_bytes() of the window graph
+  size_t plan_peak_bytes = 0;      // Plan::peak_bytes() of the window graph, its conv steps' scratch included
   size_t output_bytes = 0;         // the decoded video, f32
   size_t staging_bytes = 0;        // the window's inputs (latent, noise) and the tiles' 1-D blend weights
-  size_t conv_bytes = 0;           // the most a conv step allocates for itself (cpu::opt::conv_workspace_bytes)
   double work = 1.0;               // latent voxels decoded / latent voxels (recomputed context and overlap)
 
-  size_t peak_bytes() const { return plan_peak_bytes + output_bytes + staging_bytes + conv_bytes; }
+  size_t peak_bytes() const { return plan_peak_bytes + output_bytes + staging_bytes; }
   bool splits_batch(int64_t batch) const { return batch_per_run < batch; }
   std::string describe() const;
 };
