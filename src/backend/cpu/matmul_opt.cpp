@@ -10,6 +10,7 @@
 #include "backend/cpu/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/primitive_cache.h"
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
@@ -17,12 +18,7 @@
 namespace ltx::cpu {
 namespace gemm {
 
-bool avx512_available() {
-  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                         __builtin_cpu_supports("avx512bf16");
-  return ok;
-}
+bool avx512_available() { return cpu_features().avx512_bf16; }
 
 namespace {
 

@@ -10,16 +10,13 @@
 
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 #include "core/thread_pool.h"
 
 namespace ltx::cpu::opt {
 namespace {
 
-bool avx512_ok() {
-  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  return ok;
-}
+bool avx512_ok() { return cpu_features().avx512; }
 
 // Element offset of row `row` (flattened leading dims of `shape`, the last dim excluded) in a view with `strides`.
 int64_t row_offset(int64_t row, const Shape& shape, const Shape& strides) {

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "core/cpu_features.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define LTX_CONTENT_HASH_AVX512 1
@@ -52,8 +54,7 @@ uint64_t content_hash_portable(const std::byte* p, size_t n) {
 
 uint64_t content_hash(const std::byte* p, size_t n) {
 #if defined(LTX_CONTENT_HASH_AVX512)
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-  if (avx512) return content_hash_avx512(p, n);
+  if (cpu_features().avx512) return content_hash_avx512(p, n);
 #endif
   return content_hash_portable(p, n);
 }
