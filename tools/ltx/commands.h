@@ -19,7 +19,7 @@ std::span<const Command> commands();
 
 int inspect(Args args);    // inspect.cpp
 int compare(Args args);    // compare.cpp
-int bench(Args args);      // bench.cpp
+int bench(Args args);      // bench.cpp: --dit-slice or --vae-decode
 int selfcheck(Args args);  // selfcheck.cpp
 int verify(Args args);     // verify.cpp
 int encode(Args args);     // encode.cpp

@@ -1,12 +1,13 @@
-// `ltx selfcheck`: on this CPU, every op through the kernel the engine would pick (cpu::run, and the fused
-// elementwise kernel for elementwise ops) against its plain reference kernel, on small odd-sized inputs.
+// `ltx selfcheck`: on this CPU, every op through the kernel the engine would pick (the default backend's step, a
+// fused program for elementwise ops) against the reference backend's plain kernel, on small odd-sized inputs.
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
 
-#include "backend/cpu/kernels.h"
+#include "backend/backend.h"
 #include "commands.h"
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 
@@ -126,16 +127,17 @@ double max_rel_diff(const Tensor& a, const Tensor& b) {
 
 int selfcheck(Args args) {
   LTX_CHECK(args.empty(), "selfcheck", "takes no arguments");
-  std::printf("ltx selfcheck: %d threads; AVX-512F %s, AVX-512 BF16 %s, AMX-BF16 %s\n", thread_count(),
-              __builtin_cpu_supports("avx512f") ? "yes" : "no", __builtin_cpu_supports("avx512bf16") ? "yes" : "no",
-              __builtin_cpu_supports("amx-bf16") ? "yes" : "no");
+  const CpuFeatures& cpu = cpu_features();
+  std::printf("ltx selfcheck: %s backend, %d threads; AVX-512 %s, AVX-512 BF16 %s, AVX-512 VNNI %s, AMX-BF16 %s\n",
+              default_backend().name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",
+              cpu.avx512_vnni ? "yes" : "no", cpu.amx_bf16 ? "yes" : "no");
   const auto list = examples();
   std::vector<bool> seen(kOpKindCount, false);
   int bad = 0;
   for (const Example& ex : list) {
     seen[static_cast<size_t>(ex.kind)] = true;
     Tensor expect = output_for(ex), got = output_for(ex);
-    cpu::run_reference(ex.kind, ex.attrs, ex.inputs, expect);
+    reference_backend().run(ex.kind, ex.attrs, ex.inputs, expect, {});
     const char* path = "dispatch";
     if (op_is_elementwise(ex.kind)) {
       FusedProgram p;
@@ -147,10 +149,10 @@ int selfcheck(Args args) {
       ins.n_args = static_cast<int8_t>(ex.inputs.size());
       for (int i = 0; i < p.n_leaves; ++i) ins.args[i] = static_cast<int16_t>(i);
       p.instrs = {ins};
-      cpu::run_fused(p, ex.inputs, got);
+      default_backend().run(p, ex.inputs, got, {});
       path = "fused";
     } else {
-      cpu::run(ex.kind, ex.attrs, ex.inputs, got);
+      default_backend().run(ex.kind, ex.attrs, ex.inputs, got, {});
     }
     // The optimized GEMM sums in another order (K = 65 terms); everything else agrees to f32 rounding.
     const double tol = ex.kind == OpKind::MatMul ? 1e-5 : 1e-6;

@@ -84,8 +84,4 @@ size_t call_scratch_bytes(const MatMulAttrs& attrs, std::span<const TensorMeta> 
 // For tests: true sends every call oneDNN can take to oneDNN; false restores the measured rule.
 void force_onednn_for_testing(bool on);
 
-// Peak multiply-add throughput of this machine over all pool threads, in GFLOP/s (2 flops per multiply-add),
-// measured with independent FMA (F32) or vdpbf16ps (BF16) chains: the ceiling a GEMM is judged against.
-double measure_peak_gflops(Compute c);
-
 }  // namespace ltx::cpu::gemm
