@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
       std::nth_element(later.begin(), later.begin() + reps / 2, later.end());
       return std::pair{first, later[static_cast<size_t>(reps / 2)]};
     };
-    cpu::PreparedSlot dnnl_slot, small_slot;
+    PreparedSlot dnnl_slot, small_slot;
     const auto dnnl =
         time([&] { cpu::opt::conv_with_path(cpu::opt::ConvPath::OneDnn, OpKind::Conv, s.a, in, out, &dnnl_slot); });
     const auto small = time([&] { cpu::opt::run_small_conv(s.a, in, out, &small_slot); });

@@ -218,11 +218,11 @@ TEST(ConvOptDispatch, ConvTranspose1dMatchesReference) {
 TEST(ConvOptDispatch, PreparedWeightsAreReusedAndRebuiltForOtherWeights) {
   const Case c = cases()[9];
   std::vector<Tensor> in = inputs_of(c, DType::BF16, 45);
-  cpu::PreparedSlot slot;
+  PreparedSlot slot;
   Tensor first = output_for(OpKind::Conv, c.attrs, in), second = output_for(OpKind::Conv, c.attrs, in);
   ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, in, first, &slot));
   ASSERT_NE(slot, nullptr);
-  const cpu::PreparedWeights* kept = slot.get();
+  const PreparedWeights* kept = slot.get();
   ASSERT_TRUE(cpu::opt::try_conv(OpKind::Conv, c.attrs, in, second, &slot));
   EXPECT_EQ(slot.get(), kept);
   expect_close(second, first, 0.0f, 0.0f);

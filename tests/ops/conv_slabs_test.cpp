@@ -90,11 +90,11 @@ TEST(ConvSlabs, PreparedChunksAreReusedAndRebuilt) {
   const SlabCase c = slab_cases()[0];
   std::vector<Tensor> in{random_tensor(DType::F32, c.x, 7), random_tensor(DType::BF16, c.w, 8),
                          random_tensor(DType::F32, Shape{c.w[0]}, 9)};
-  cpu::PreparedSlot slot;
+  PreparedSlot slot;
   Tensor first = output_for(OpKind::Conv, c.attrs, in), second = output_for(OpKind::Conv, c.attrs, in);
   ASSERT_TRUE(cpu::opt::conv_with_path(cpu::opt::ConvPath::OneDnn, OpKind::Conv, c.attrs, in, first, &slot));
   ASSERT_NE(slot, nullptr);
-  const cpu::PreparedWeights* kept = slot.get();
+  const PreparedWeights* kept = slot.get();
   ASSERT_TRUE(cpu::opt::conv_with_path(cpu::opt::ConvPath::OneDnn, OpKind::Conv, c.attrs, in, second, &slot));
   EXPECT_EQ(slot.get(), kept);
   expect_close(second, first, 0.0f, 0.0f);

@@ -160,11 +160,11 @@ TEST_F(ConvSmall, TryConvSendsSmallCallsHereAndLargeOnesToOneDnn) {
 TEST_F(ConvSmall, PreparedWeightsAreReusedAndRebuiltForOtherWeights) {
   const Case c = cases()[3];
   const std::vector<Tensor> in = inputs_of(c, DType::F32, DType::BF16, 11);
-  cpu::PreparedSlot slot;
+  PreparedSlot slot;
   Tensor first = output_for(OpKind::Conv, c.attrs, in), second = output_for(OpKind::Conv, c.attrs, in);
   cpu::opt::run_small_conv(c.attrs, in, first, &slot);
   ASSERT_NE(slot, nullptr);
-  const cpu::PreparedWeights* kept = slot.get();
+  const PreparedWeights* kept = slot.get();
   cpu::opt::run_small_conv(c.attrs, in, second, &slot);
   EXPECT_EQ(slot.get(), kept);
   expect_close(second, first, 0.0f, 0.0f);

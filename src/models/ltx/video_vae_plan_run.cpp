@@ -80,7 +80,7 @@ Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeS
 
   Graph g;
   build_window_graph(g, dec, window);
-  // Weights kept converted (one more copy of the conv weights, cpu::PreparedWeights) only when the same plan runs
+  // Weights kept converted (one more copy of the conv weights, PreparedWeights) only when the same plan runs
   // several times AND memory is not what the strategy is about: a split batch. Chunks and tiles exist to save
   // memory, and a single run gains nothing, so those convert each conv's weights as it runs.
   CompileOptions options = CompileOptions::from_env();
