@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ltx {
@@ -36,6 +37,17 @@ struct EngineOptions {
   // (MemAvailable) at each generate() call.
   uint64_t memory_budget_bytes = 0;
 };
+
+// "8G", "8GiB", "1.5g", "512M", "300MB", "65536K" or a count of bytes: binary units (K = 1024), case-insensitive,
+// no sign, spaces or exponent (what `ltx generate --memory-budget` and the C API's "memory_budget" take). Throws
+// ltx::Error (InvalidRequest) on anything else, on less than one byte and on 2^64 bytes or more, the message
+// starting with `name` and the text ("memory_budget '8X': unknown unit 'X' (examples: ...)").
+uint64_t parse_size(std::string_view text, std::string_view name = "size");
+
+// "FILE" or "FILE:STRENGTH" (`ltx generate --lora`, the C API's "lora"): the part after the last ':' is the
+// strength only when it is a whole finite number, so paths with colons still work. Throws ltx::Error
+// (InvalidRequest) naming `name` when no file is left.
+LoraFile parse_lora_file(std::string_view text, std::string_view name = "lora");
 
 // The embedded default model: a tiny, untrained LTX-2.3-shaped checkpoint (made deterministically on first use in
 // $LTX_CACHE_DIR, $XDG_CACHE_HOME/ltx or ~/.cache/ltx) with the Gemma 3 270M GGUF that scripts/setup installs
