@@ -25,7 +25,8 @@ const char* version();
 class Engine {
  public:
   // Checks the options (files exist, LoRAs fit the DiT) and loads every model; `progress` hears the "load models"
-  // stage and its notes.
+  // stage and its notes. Process-wide, it sets the pool's thread count (EngineOptions::threads) and has freed large
+  // buffers returned to the system at once (so a long-lived engine does not keep each call's peak resident).
   explicit Engine(EngineOptions options, const ProgressCallback& progress = {});
   ~Engine();
   Engine(Engine&&) noexcept;

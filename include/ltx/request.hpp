@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ltx {
@@ -53,5 +54,15 @@ struct GenerateRequest {
 
 // The request the embedded default model runs at unless told otherwise: 17 frames at 192x128, 8 steps.
 GenerateRequest embedded_default_request();
+
+// The checks Engine::check makes that need no engine: every field in its range, fields that exclude each other,
+// the request's own files readable. Throws one ltx::Error (InvalidRequest) naming each problem, its value and the
+// valid range. A program can run it before it loads or makes any model.
+void check_request(const GenerateRequest& request);
+
+// "FILE", "FILE:FRAME", "FILE:FRAME:STRENGTH" or "FILE:FRAME:STRENGTH:CRF" (`ltx generate --image`): trailing
+// fields are taken only when they are numbers, so a path may hold colons. Throws ltx::Error (InvalidRequest) on a
+// malformed number; ranges are check_request's.
+ImageCondition parse_image_condition(std::string_view text);
 
 }  // namespace ltx

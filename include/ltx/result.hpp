@@ -26,12 +26,12 @@ struct Video {
 struct GuidanceValues {
   double cfg = 0, stg = 0, rescale = 0, modality = 0;
   std::vector<int64_t> stg_blocks;
-  std::vector<int64_t> skip_step;
+  int skip_step = 0;  // the guider reuses the previous step's x0 when step % (skip_step + 1) != 0; 0: never
 };
 
 struct StageTime {
-  std::string stage;   // "load models", "encode prompt", "denoise", "decode"
-  double seconds = 0;  // wall time
+  std::string stage;       // "load models", "encode prompt", "denoise", "decode"
+  double seconds = 0;      // wall time
   double cpu_seconds = 0;  // process CPU time, all threads
 };
 
@@ -44,10 +44,11 @@ struct GenerateResult {
   GenerateRequest request;    // as asked, with `steps` after the model's default
   std::string model_version, negative_prompt;
   GuidanceValues video_guidance, audio_guidance;
-  std::string decode_strategy;    // the video decode's plan and its planned peak
-  std::vector<StageTime> stages;  // this call's stages in order ("load models" only on the call that loaded)
-  double seconds = 0;             // wall time of the call
-  int64_t peak_rss_bytes = 0;     // the process's peak resident memory after the call
+  std::string decode_strategy;  // the video decode's plan and its planned peak
+  // This call's stages in order; the engine's first result also carries its "load models" stage, first.
+  std::vector<StageTime> stages;
+  double seconds = 0;          // wall time of the call, plus the engine's load when `stages` holds it
+  int64_t peak_rss_bytes = 0;  // the process's peak resident memory after the call
   std::shared_ptr<const NoiseRecording> noise_recording;  // when the request asked for it
 };
 

@@ -107,66 +107,6 @@ auto make_or_null(const char* function, Make&& make) noexcept -> decltype(make()
   return made;
 }
 
-// The whole of `text` as a finite number (std::from_chars: no locale, no leading '+' or spaces).
-std::optional<double> parse_finite(std::string_view text) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
-    return std::nullopt;
-  return value;
-}
-
-// "8G", "8GiB", "1.5g", "512M", "300MB", "65536K" or bytes; binary units (K = 1024). The grammar of `ltx generate
-// --memory-budget` (src/models/ltx/decode_memory_budget.cpp parse_memory_budget), which the C API cannot include.
-uint64_t parse_size(const char* function, std::string_view text) {
-  const auto bad = [&](const std::string& why) {
-    reject(function, "memory_budget \"" + std::string(text) + "\": " + why +
-                         R"( (examples: "8G", "1.5GiB", "512M", "1073741824"))");
-  };
-  size_t n = 0;
-  while (n < text.size() && ((text[n] >= '0' && text[n] <= '9') || text[n] == '.')) ++n;
-  if (n == 0) bad("expected a number");
-  const std::optional<double> value = parse_finite(text.substr(0, n));
-  if (!value) bad("malformed number");
-  std::string unit;
-  for (const char c : text.substr(n)) unit += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  if (unit.ends_with("IB"))
-    unit.resize(unit.size() - 2);
-  else if (unit.size() == 2 && unit[1] == 'B')
-    unit.resize(1);
-  double scale = 1;
-  if (unit == "K")
-    scale = 1024.0;
-  else if (unit == "M")
-    scale = 1024.0 * 1024;
-  else if (unit == "G")
-    scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T")
-    scale = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B")
-    bad("unknown unit \"" + std::string(text.substr(n)) + "\"");
-  const double bytes = std::floor(*value * scale);
-  if (!(bytes >= 1)) bad("must be at least one byte");
-  // 2^64 as a double; anything at or above it does not fit uint64_t.
-  if (bytes >= 18446744073709551616.0) bad("too large");
-  return static_cast<uint64_t>(bytes);
-}
-
-// "FILE" or "FILE:STRENGTH": the part after the last ':' is the strength only when it is a whole finite number,
-// so paths with colons still work.
-ltx::LoraFile parse_lora(const char* function, const char* key, std::string_view value) {
-  ltx::LoraFile lora{std::string(value), 1.0f};
-  if (const size_t colon = value.rfind(':'); colon != std::string_view::npos) {
-    const std::optional<double> strength = parse_finite(value.substr(colon + 1));
-    if (strength && std::isfinite(static_cast<float>(*strength))) {
-      lora.path = std::string(value.substr(0, colon));
-      lora.strength = static_cast<float>(*strength);
-    }
-  }
-  if (lora.path.empty()) reject(function, std::string(key) + " \"" + std::string(value) + "\" names no file");
-  return lora;
-}
-
 int parse_count(const char* function, const char* key, std::string_view value) {
   int count = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
@@ -188,9 +128,9 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
   } else if (key == "upsampler") {
     o.upsampler = value;
   } else if (key == "lora") {
-    o.loras.push_back(parse_lora(function, "lora", value));
+    o.loras.push_back(ltx::parse_lora_file(value, "lora"));
   } else if (key == "distilled_lora") {
-    o.distilled_lora = parse_lora(function, "distilled_lora", value);
+    o.distilled_lora = ltx::parse_lora_file(value, "distilled_lora");
   } else if (key == "lora_allow_partial") {
     if (value != "0" && value != "1")
       reject(function, R"(lora_allow_partial must be "0" or "1", got ")" + value + "\"");
@@ -205,7 +145,7 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
   } else if (key == "threads") {
     o.threads = parse_count(function, "threads", value);
   } else if (key == "memory_budget") {
-    o.memory_budget_bytes = parse_size(function, value);
+    o.memory_budget_bytes = ltx::parse_size(value, "memory_budget");
   } else {
     reject(function, "unknown option key \"" + std::string(key) +
                          "\"; valid keys: checkpoint, dit, dit_config, text_encoder, upsampler, lora, "
