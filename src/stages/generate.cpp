@@ -206,10 +206,9 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
 
   clock.start("decode");
   progress_add_steps(progress, 3);
-  Tensor video = in_category(ErrorCategory::OutOfMemory, [&] {  // no decode strategy fits the budget
-    return decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype, r.memory_budget_bytes,
-                        &report.decode_strategy);
-  });
+  // No strategy within the budget is an OutOfMemory error (video_vae_plan.cpp).
+  const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype,
+                                    r.memory_budget_bytes, &report.decode_strategy);
   progress_step(progress);
   const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
   latents = {};
