@@ -1,22 +1,14 @@
-// Errors at the library boundary: one exception type whose message starts with "[component]".
+// Errors at the library boundary: the one exception type, ltx::Error (public, ltx/error.hpp: "[component] message"
+// and a category), and the checks that throw it. Code below the API leaves the category Unspecified; the API names
+// the phase's category (src/api/error_phase.h).
 #pragma once
 
 #include <sstream>
-#include <stdexcept>
 #include <string>
-#include <utility>
+
+#include "ltx/error.hpp"
 
 namespace ltx {
-
-class Error : public std::runtime_error {
- public:
-  Error(std::string component, const std::string& message)
-      : std::runtime_error("[" + component + "] " + message), component_(std::move(component)) {}
-  const std::string& component() const { return component_; }
-
- private:
-  std::string component_;
-};
 
 namespace detail {
 template <typename... Args>

@@ -1,12 +1,17 @@
 #include "core/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
+
+#include "core/error.h"
 
 namespace ltx {
 namespace {
@@ -96,14 +101,44 @@ int configured_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-ThreadPool& pool() {
-  static ThreadPool p(configured_threads());
-  return p;
+// The pool is replaced only by set_thread_count, under the exclusive lock; a parallel region holds the shared
+// lock while it runs, so the pool it runs on is never destroyed under it. (A function's static: made on first use,
+// whatever the order static initializers of other files run in.)
+std::shared_mutex& pool_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+std::unique_ptr<ThreadPool> g_pool;
+std::atomic<int> g_threads{0};
+std::once_flag g_pool_made;
+
+// The pool's thread count without taking the lock: thread_count() is asked on every kernel call.
+void make_pool_once() {
+  std::call_once(g_pool_made, [] {
+    const int n = configured_threads();
+    g_pool = std::make_unique<ThreadPool>(n);
+    g_threads.store(n, std::memory_order_release);
+  });
 }
 
 }  // namespace
 
-int thread_count() { return pool().size(); }
+int thread_count() {
+  make_pool_once();
+  return g_threads.load(std::memory_order_acquire);
+}
+
+void set_thread_count(int n) {
+  LTX_CHECK(n >= 0, "threads", "the thread count must be >= 0 (0: LTX_THREADS or every core), got ", n);
+  LTX_CHECK(!t_in_worker, "threads", "set_thread_count called inside a parallel region");
+  make_pool_once();
+  const int want = n > 0 ? n : configured_threads();
+  std::unique_lock lock(pool_mutex());  // waits for running parallel regions
+  if (g_pool->size() == want) return;
+  g_pool.reset();  // joins the old workers before the new ones start
+  g_pool = std::make_unique<ThreadPool>(want);
+  g_threads.store(want, std::memory_order_release);
+}
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
@@ -114,9 +149,17 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     fn(0, n);
     return;
   }
-  pool().run(chunks, [&](int i) {
-    const int64_t begin = n * i / chunks;
-    const int64_t end = n * (i + 1) / chunks;
+  std::shared_lock lock(pool_mutex());
+  // The pool may have been rebuilt smaller since thread_count() was read.
+  const int tasks = std::min(chunks, g_pool->size());
+  if (tasks <= 1) {
+    lock.unlock();  // fn may call parallel_for again on this thread; a shared lock is not recursive
+    fn(0, n);
+    return;
+  }
+  g_pool->run(tasks, [&](int i) {
+    const int64_t begin = n * i / tasks;
+    const int64_t end = n * (i + 1) / tasks;
     if (begin < end) fn(begin, end);
   });
 }

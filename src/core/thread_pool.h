@@ -6,8 +6,13 @@
 
 namespace ltx {
 
-// Threads the pool runs (LTX_THREADS, else the hardware concurrency).
+// Threads the pool runs (LTX_THREADS, else the hardware concurrency, until set_thread_count).
 int thread_count();
+
+// Rebuilds the pool with `n` threads (0: LTX_THREADS, else the hardware concurrency) when it runs another count;
+// waits for running parallel regions to finish first. Throws when called from inside a parallel region, which
+// would wait for itself.
+void set_thread_count(int n);
 
 // Runs fn(begin, end) over [0, n) split into at most thread_count() contiguous chunks of at least `grain`
 // items; blocks until all are done. Calls from inside a worker run inline (no nested oversubscription).

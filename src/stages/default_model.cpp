@@ -15,7 +15,6 @@
 #include "models/gemma3/config.h"
 #include "models/ltx/text_conditioning.h"
 #include "models/ltx/video_vae.h"
-#include "pipeline/params.h"
 #include "stages/av_models.h"
 
 namespace ltx::stages {
@@ -182,25 +181,9 @@ DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states
   return f;
 }
 
-bool use_default_model_when_unnamed(GenerateRequest& r, const std::set<std::string>& given, DefaultModelFile* file) {
-  if (!r.checkpoint.empty() || !r.dit.empty() || !r.text_encoder.empty() || !r.text_embeddings.empty()) return false;
-  const DefaultModelRequest d;
-  if (!given.count("--frames")) r.frames = d.frames;
-  if (!given.count("--height")) r.height = d.height;
-  if (!given.count("--width")) r.width = d.width;
-  if (!given.count("--steps")) r.steps = d.steps;
-  // The request's own mistakes first: nothing is made for a request that fails.
-  LTX_CHECK((!r.prompt.empty() || !r.prompts.empty()) && !r.output.empty(), "generate",
-            "--prompt and --output are required (the embedded default model is used as no model is named)");
-  check_generation_request(r.frames, r.height, r.width, r.fps, r.two_stage);
-  const std::string gguf = find_default_text_encoder();
-  if (gguf.empty()) fail("generate", default_text_encoder_missing_message());
-  const gemma3::Config gemma = gemma3::Config::from_gguf(*GGUFFile::open_shared(gguf));
-  const DefaultModelFile made = ensure_default_model(gemma.hidden_size, gemma.n_hidden_states());
-  if (file) *file = made;
-  r.checkpoint = made.path;
-  r.text_encoder = gguf;
-  return true;
+DefaultModelFile ensure_default_model(const std::string& gemma_gguf) {
+  const gemma3::Config gemma = gemma3::Config::from_gguf(*GGUFFile::open_shared(gemma_gguf));
+  return ensure_default_model(gemma.hidden_size, gemma.n_hidden_states());
 }
 
 }  // namespace ltx::stages

@@ -1,4 +1,5 @@
-// The embedded default model: what `ltx generate --prompt ... --output out.mp4` runs when no model is named.
+// The embedded default model: what `ltx generate --prompt ... --output out.mp4` runs when no model is named
+// (ltx::embedded_default_model(), src/api/default_model.cpp).
 //
 // A tiny, untrained LTX-2.3-shaped checkpoint in the official single-file layout (`config` and `model_version`
 // metadata; model.diffusion_model.*, vae.*, audio_vae.*, vocoder.*, text_embedding_projection.*, and the
@@ -16,10 +17,7 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
-
-#include "stages/generate.h"
 
 namespace ltx::stages {
 
@@ -52,19 +50,14 @@ struct DefaultModelFile {
 
 // The cached tiny checkpoint for this Gemma, made on first use.
 DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states);
+// The same for the Gemma 3 GGUF at `gemma_gguf` (its sizes read from the file's metadata).
+DefaultModelFile ensure_default_model(const std::string& gemma_gguf);
 
 // The request size the tiny model runs at by default: 0.7 s of 24 fps video, a few seconds' work on 2 cores.
 struct DefaultModelRequest {
   int64_t frames = 17, height = 128, width = 192;
   int steps = 8;
 };
-
-// When the request names no model (no --checkpoint, --text-encoder or --text-embeddings): points it at the
-// Gemma 3 270M GGUF and the cached tiny checkpoint (made now if needed) and, for each of --frames, --height,
-// --width and --steps not in `given_options`, uses DefaultModelRequest's value. Fails with
-// default_text_encoder_missing_message() when the GGUF is absent. Returns whether the default model is used.
-bool use_default_model_when_unnamed(GenerateRequest& request, const std::set<std::string>& given_options,
-                                    DefaultModelFile* file = nullptr);
 
 // The model's `config` metadata (default_model_config.cpp).
 const char* default_model_config_json();

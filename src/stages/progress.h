@@ -1,7 +1,7 @@
-// Progress of a generation, per stage and per step: what the denoising loop and the decode report, and the three
-// ways `ltx generate` shows it (a terminal line with an ETA, JSON lines for programs, nothing).
+// Progress of a generation, per stage and per step: what the denoising loop and the decode report. The public API
+// turns it into ltx::ProgressEvent callbacks and checks for cancellation there (src/api/callback_progress.h).
 //
-// A stage ("load models", "encode prompt", "denoise", "decode", "write") begins, may announce steps (each Euler
+// A stage ("load models", "encode prompt", "denoise", "decode") begins, may announce steps (each Euler
 // loop announces one per sigma interval, so the two loops of a two-stage run add up), reports each finished step,
 // and ends. The denoising loop reports through its Observer (progress_observer below), which every pipeline
 // already threads through to each step; the decode calls the reporter directly.
@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -41,7 +40,7 @@ inline void progress_step(ProgressReporter* p) {
 // `progress` is null. `also` (optional) still receives everything.
 Observer progress_observer(ProgressReporter* progress, Observer also = {});
 
-// Counts steps and times the current stage; the reporters below format what it knows.
+// Counts steps and times the current stage: what a reporter tells of each step.
 class ProgressState {
  public:
   void begin(std::string_view stage);
@@ -58,55 +57,6 @@ class ProgressState {
   std::string stage_;
   int64_t done_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-};
-
-// Human-readable, on `out` (stderr): on a terminal one line per stage rewritten in place with '\r' as steps
-// finish ("denoise  5/8  1.2 s  ETA 0.7 s"); otherwise a plain line per stage start, step and end.
-class TextProgress final : public ProgressReporter {
- public:
-  explicit TextProgress(std::FILE* out, bool is_terminal);
-  void begin(std::string_view stage) override;
-  void add_steps(int64_t n) override { state_.add_steps(n); }
-  void step() override;
-  void end() override;
-  void note(std::string_view message) override;
-
- private:
-  std::FILE* out_;
-  bool terminal_;
-  bool line_open_ = false;  // a '\r' line is on screen without its newline
-  ProgressState state_;
-};
-
-// One JSON object per line on `out` (`ltx generate --progress json`: stdout), flushed at once:
-//   {"event":"begin","stage":"denoise"}
-//   {"event":"step","stage":"denoise","step":3,"total":8,"elapsed":0.91,"eta":1.52}
-//   {"event":"end","stage":"denoise","steps":8,"elapsed":2.43}
-//   {"event":"note","message":"..."}
-// elapsed and eta in seconds since the stage began; eta is null while unknown.
-class JsonProgress final : public ProgressReporter {
- public:
-  explicit JsonProgress(std::FILE* out) : out_(out) {}
-  void begin(std::string_view stage) override;
-  void add_steps(int64_t n) override { state_.add_steps(n); }
-  void step() override;
-  void end() override;
-  void note(std::string_view message) override;
-
- private:
-  void line(const std::string& json);
-  std::FILE* out_;
-  ProgressState state_;
-};
-
-// `--quiet`.
-class SilentProgress final : public ProgressReporter {
- public:
-  void begin(std::string_view) override {}
-  void add_steps(int64_t) override {}
-  void step() override {}
-  void end() override {}
-  void note(std::string_view) override {}
 };
 
 }  // namespace ltx::stages

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "io/json.h"
+#include "ltx/options.hpp"
 #include "verify/compare.h"
 
 namespace ltx {
 
-enum class Precision { Validation, Production };
+// Precision (Validation: f32 everywhere; Production: the engine's bf16) is the public API's (ltx/options.hpp).
 Precision precision_from_name(const std::string& name);  // "validation" | "production"
 
 struct GoldenCase {

@@ -8,13 +8,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
 
 #include "backend/cpu/conv_opt.h"
 #include "graph/compile.h"
 #include "io/safetensors.h"
-#include "models/ltx/decode_memory_budget.h"
 #include "verify/media_runner_util.h"
 
 namespace ltx::video_vae {
@@ -262,36 +260,6 @@ TEST(DecodeErrors, MissingOrMisShapedNoise) {
   auto noise = noise_for(dec, shape);
   noise["noise.latent"] = randn({1, 4, 2, 1, 3}, 2);
   expect_error([&] { decode_video(dec, latent, s, noise); }, "video_vae", "noise 'noise.latent'");
-}
-
-TEST(MemoryBudget, ParsesSizesAndRejectsNonsense) {
-  EXPECT_EQ(parse_memory_budget("123456789"), 123456789u);
-  EXPECT_EQ(parse_memory_budget("8G"), size_t{8} << 30);
-  EXPECT_EQ(parse_memory_budget("8GiB"), size_t{8} << 30);
-  EXPECT_EQ(parse_memory_budget("1.5g"), size_t{3} << 29);
-  EXPECT_EQ(parse_memory_budget("512M"), size_t{512} << 20);
-  EXPECT_EQ(parse_memory_budget("300MB"), size_t{300} << 20);
-  EXPECT_EQ(parse_memory_budget("64k"), size_t{64} << 10);
-  for (const char* bad : {"", "G", "8X", "-1G", "0", "1.2.3G", "8 G", "1e30T"})
-    expect_error([&] { parse_memory_budget(bad); }, "memory", "--memory-budget");
-}
-
-TEST(MemoryBudget, DefaultIsMemAvailable) {
-  const std::string path = ::testing::TempDir() + "ltx_meminfo_test";
-  {
-    std::ofstream f(path);
-    f << "MemTotal:       32000000 kB\nMemFree:         1000000 kB\nMemAvailable:   12345678 kB\n";
-  }
-  EXPECT_EQ(memory_budget(std::nullopt, path), size_t{12345678} * 1024);
-  EXPECT_EQ(memory_budget(std::string("2G"), path), size_t{2} << 30);
-  {
-    std::ofstream f(path);
-    f << "MemTotal:       32000000 kB\n";
-  }
-  expect_error([&] { available_memory_bytes(path); }, "memory", "MemAvailable");
-  expect_error([&] { available_memory_bytes(path + ".missing"); }, "memory", "cannot read");
-  EXPECT_GT(available_memory_bytes(), 0u);  // this machine's
-  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// `ltx generate` end to end on the tiny one-stage golden checkpoint (DiT, video VAE, audio VAE, BigVGAN+BWE
-// vocoder in the official layout; its recorded text contexts stand in for a text encoder): the MP4 read back with
-// libavformat has one H.264 stream of the requested frames and size and one AAC stream. Bad requests fail before
-// any work and leave no file; recorded noise replays to the same latents.
+// Generation end to end through the public API (ltx::Engine, ltx::save) on the tiny one-stage golden checkpoint
+// (DiT, video VAE, audio VAE, BigVGAN+BWE vocoder in the official layout; its recorded text contexts stand in for a
+// text encoder): the MP4 read back with libavformat has one H.264 stream of the requested frames and size and one
+// AAC stream. Bad requests fail before any work and leave no file; recorded noise replays to the same latents.
 #include "stages/generate.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/error.h"
 #include "io/mp4_writer.h"
 #include "io/safetensors.h"
+#include "ltx/ltx.hpp"
 #include "nn/weight_source.h"
 #include "pipeline/noise.h"
 #include "stages/av_models.h"
@@ -28,8 +28,6 @@ const std::string kCase = test::kTinyGenerateCase;
 
 fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("generate_test", name); }
 
-stages::GenerateRequest tiny_request(const fs::path& out) { return test::tiny_generate_request(out); }
-
 bool has_temp_files(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
@@ -39,7 +37,12 @@ bool has_temp_files(const fs::path& dir) {
 TEST(Generate, TinyOneStageWritesH264AndAac) {
   const fs::path dir = temp_dir("mp4");
   const fs::path out = dir / "tiny.mp4";
-  const stages::GenerateReport rep = stages::generate(tiny_request(out));
+  Engine engine(test::tiny_engine_options());
+  const GenerateResult result = engine.generate(test::tiny_generate_request());
+  ASSERT_EQ(result.videos.size(), 1u);
+  OutputFiles files;
+  files.mp4 = out.string();
+  save(result, files);
   ASSERT_TRUE(fs::exists(out));
   EXPECT_FALSE(has_temp_files(dir));
   const io::Mp4Info info = io::probe_mp4(out.string());
@@ -50,45 +53,56 @@ TEST(Generate, TinyOneStageWritesH264AndAac) {
   EXPECT_EQ(info.audio_codec, "aac");
   EXPECT_EQ(info.sample_rate, 48000);
   EXPECT_EQ(info.channels, 2);
-  EXPECT_EQ(rep.audio_samples, 15840);  // 0.33 s at 48 kHz, as the golden waveform
+  EXPECT_EQ(result.videos[0].audio_samples(), 15840);  // 0.33 s at 48 kHz, as the golden waveform
   EXPECT_NEAR(info.audio_duration_s, 15840.0 / 48000.0, 0.05);
   fs::remove_all(dir);
 }
 
 TEST(Generate, BadRequestsFailBeforeWorkAndLeaveNothing) {
   const fs::path dir = temp_dir("bad");
-  const fs::path out = dir / "bad.mp4";
-  auto expect_error = [&](stages::GenerateRequest r, const std::string& needle) {
+  Engine engine(test::tiny_engine_options());
+  int stages_begun = 0;
+  const ProgressCallback count_stages = [&](const ProgressEvent& e) {
+    stages_begun += e.kind == ProgressEvent::Kind::Begin;
+  };
+  auto expect_error = [&](const GenerateRequest& r, const std::string& needle) {
     try {
-      stages::generate(r);
+      engine.generate(r, count_stages);
       ADD_FAILURE() << "no error for " << needle;
     } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::InvalidRequest) << e.what();
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
-    EXPECT_FALSE(fs::exists(out));
-    EXPECT_FALSE(has_temp_files(dir));
+    EXPECT_EQ(stages_begun, 0) << "no stage may begin for a request that fails its checks";
   };
-  stages::GenerateRequest r = tiny_request(out);
+  GenerateRequest r = test::tiny_generate_request();
   r.frames = 10;
   expect_error(r, "8k+1 (nearest: 9 or 17)");
-  r = tiny_request(out);
+  r = test::tiny_generate_request();
   r.width = 100;
   expect_error(r, "width 100 is not a multiple of 32");
-  r = tiny_request(out);
-  r.checkpoint = (dir / "missing.safetensors").string();
-  expect_error(r, "does not exist");
-  r = tiny_request(out);
-  r.record_noise = (dir / "n.safetensors").string();
+  r = test::tiny_generate_request();
+  r.record_noise = true;
   r.replay_noise = kCase + "inputs.safetensors";
   expect_error(r, "exclude each other");
-  r = tiny_request(out);
-  r.two_stage = true;
+  r = test::tiny_generate_request();
+  r.mode = Mode::TwoStage;
   expect_error(r, "--upsampler");
-  r = tiny_request(out);
-  r.replay_noise = kCase + "inputs.safetensors";  // not a noise recording: fails after loading, before writing
-  EXPECT_THROW(stages::generate(r), Error);
-  EXPECT_FALSE(fs::exists(out));
-  EXPECT_FALSE(has_temp_files(dir));
+
+  EngineOptions missing = test::tiny_engine_options();
+  missing.checkpoint = (dir / "missing.safetensors").string();
+  try {
+    Engine no_engine(missing);
+    ADD_FAILURE() << "loaded a missing checkpoint";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::InvalidModel) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+
+  r = test::tiny_generate_request();
+  r.replay_noise = kCase + "inputs.safetensors";  // not a noise recording: fails after loading, before any output
+  EXPECT_THROW(engine.generate(r), Error);
+  EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
 }
 

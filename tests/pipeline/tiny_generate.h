@@ -1,5 +1,6 @@
 // The tiny one-stage golden model (tests/golden/pipeline/t2v_audio_one_stage: checkpoint and recorded text contexts)
-// as a `generate` request, and a fresh temporary folder per test: shared by the generate tests of this suite.
+// as public-API engine options and a request, and a fresh temporary folder per test: shared by the generate tests
+// of this suite.
 #pragma once
 
 #include <unistd.h>
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "stages/generate.h"
+#include "ltx/ltx.hpp"
 
 namespace ltx::test {
 
@@ -24,18 +25,23 @@ inline std::filesystem::path fresh_temp_dir(const std::string& suite, const std:
   return d;
 }
 
-// 9 frames of 96x64, 2 steps with STG on block 1, f32: seconds on the tiny model.
-inline stages::GenerateRequest tiny_generate_request(const std::filesystem::path& output) {
-  stages::GenerateRequest r;
-  r.checkpoint = kTinyGenerateCase + "weights.safetensors";
+// The golden checkpoint in f32 (validation precision), no text encoder: requests bring the recorded contexts.
+inline EngineOptions tiny_engine_options() {
+  EngineOptions o;
+  o.checkpoint = kTinyGenerateCase + "weights.safetensors";
+  o.precision = Precision::Validation;
+  return o;
+}
+
+// 9 frames of 96x64, 2 steps with STG on block 1: seconds on the tiny model.
+inline GenerateRequest tiny_generate_request() {
+  GenerateRequest r;
   r.text_embeddings = kTinyGenerateCase + "inputs.safetensors";
-  r.output = output.string();
   r.frames = 9;
   r.height = 64;
   r.width = 96;
   r.steps = 2;
   r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = std::vector<int64_t>{1};
-  r.compute = DType::F32;
   return r;
 }
 

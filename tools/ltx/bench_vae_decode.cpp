@@ -22,7 +22,7 @@
 #include "core/thread_pool.h"
 #include "io/json.h"
 #include "io/safetensors.h"
-#include "models/ltx/decode_memory_budget.h"
+#include "ltx/options.hpp"
 #include "models/ltx/video_vae_plan.h"
 #include "models/ltx/vocoder.h"
 #include "nn/weight_loader.h"
@@ -83,7 +83,7 @@ int bench_vae_decode(Args args) {
                                                    video_vae::VideoVaeConfig::from_metadata(cfg), DType::BF16);
     const Tensor latent = in.get("latent").contiguous();
     const video_vae::DecodeStrategy s =
-        budget_text ? video_vae::plan_decode(dec, latent.shape(), budget = memory_budget(budget_text))
+        budget_text ? video_vae::plan_decode(dec, latent.shape(), budget = parse_size(*budget_text, "--memory-budget"))
                     : video_vae::price_strategy(dec, latent.shape(), latent.dim(0), latent.dim(2), latent.dim(3),
                                                 latent.dim(4), 0);
     plan_peak = s.peak_bytes();

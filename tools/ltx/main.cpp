@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "core/malloc_policy.h"
 #include "core/openmp_env.h"
+#include "ltx/engine.hpp"
 
 namespace ltx::cli {
 
@@ -30,7 +31,7 @@ std::span<const Command> commands() {
 namespace {
 
 void usage(std::FILE* to) {
-  std::fprintf(to, "usage: ltx <command> [args...]\n\ncommands:\n");
+  std::fprintf(to, "usage: ltx <command> [args...]\n       ltx --version\n\ncommands:\n");
   for (const auto& c : ltx::cli::commands())
     std::fprintf(to, "  %-10.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
@@ -41,6 +42,10 @@ void usage(std::FILE* to) {
 int main(int argc, char** argv) {
   ltx::ensure_passive_openmp_wait(argv);
   ltx::return_large_buffers_to_system();
+  if (argc >= 2 && std::string_view(argv[1]) == "--version") {
+    std::printf("ltx %s\n", ltx::version());
+    return 0;
+  }
   if (argc < 2 || std::string_view(argv[1]) == "help" || std::string_view(argv[1]) == "--help") {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -323,8 +323,10 @@ DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t 
       }
     }
   }
-  fail("video_vae", "no decode strategy fits the memory budget of " + std::to_string(budget_bytes) +
-                        " bytes for latent " + latent.str() + "; the smallest is " + smallest_desc);
+  throw Error("video_vae",
+              "no decode strategy fits the memory budget of " + std::to_string(budget_bytes) + " bytes for latent " +
+                  latent.str() + "; the smallest is " + smallest_desc,
+              ErrorCategory::OutOfMemory);
 }
 
 }  // namespace ltx::video_vae

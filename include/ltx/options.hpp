@@ -1,0 +1,58 @@
+// What an ltx::Engine loads once and keeps resident: the model files, LoRAs, precision, threads and the memory
+// budget. Paths are as users name the published files (README "Running the released models").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ltx {
+
+enum class Precision {
+  Production,  // bf16 weights and activations (or the file's quantized weights), f32 accumulation
+  Validation,  // f32 everywhere: the precision the golden cases are compared in
+};
+
+struct LoraFile {
+  std::string path;
+  float strength = 1.0f;
+};
+
+struct EngineOptions {
+  std::string checkpoint;    // official single-file .safetensors: DiT, video VAE, audio VAE, vocoder, text projection
+  std::string dit;           // the DiT from this file instead: official single file, fp8, Diffusers folder or GGUF
+  std::string dit_config;    // the configuration of a GGUF DiT that carries none (default: the checkpoint's)
+  std::string text_encoder;  // Gemma 3: a GGUF file or a Hugging Face folder; empty: requests give text_embeddings
+  std::string upsampler;     // the x2 spatial upsampler, for two-stage requests
+  std::vector<LoraFile> loras;           // fused into the DiT at load, every stage
+  std::optional<LoraFile> distilled_lora;  // the stage-2 refine of two-stage requests only
+  bool lora_allow_partial = false;       // skip LoRA keys that name no DiT layer instead of failing
+  Precision precision = Precision::Production;
+  // Worker threads of the process-wide pool; 0: $LTX_THREADS, else every core. The pool is shared by every engine
+  // of the process: the last engine made sets it.
+  int threads = 0;
+  // Bytes the video decode may plan for beyond the resident weights; 0: what the machine has available
+  // (MemAvailable) at each generate() call.
+  uint64_t memory_budget_bytes = 0;
+};
+
+// "8G", "8GiB", "1.5g", "512M", "300MB", "65536K" or a count of bytes: binary units (K = 1024), case-insensitive,
+// no sign, spaces or exponent (what `ltx generate --memory-budget` and the C API's "memory_budget" take). Throws
+// ltx::Error (InvalidRequest) on anything else, on less than one byte and on 2^64 bytes or more, the message
+// starting with `name` and the text ("memory_budget '8X': unknown unit 'X' (examples: ...)").
+uint64_t parse_size(std::string_view text, std::string_view name = "size");
+
+// "FILE" or "FILE:STRENGTH" (`ltx generate --lora`, the C API's "lora"): the part after the last ':' is the
+// strength only when it is a whole finite number, so paths with colons still work. Throws ltx::Error
+// (InvalidRequest) naming `name` when no file is left.
+LoraFile parse_lora_file(std::string_view text, std::string_view name = "lora");
+
+// The embedded default model: a tiny, untrained LTX-2.3-shaped checkpoint (made deterministically on first use in
+// $LTX_CACHE_DIR, $XDG_CACHE_HOME/ltx or ~/.cache/ltx) with the Gemma 3 270M GGUF that scripts/setup installs
+// ($LTX_GEMMA_GGUF overrides). Throws ltx::Error (InvalidModel) saying how to install the GGUF when it is absent.
+// `made` (optional) tells whether this call wrote the checkpoint.
+EngineOptions embedded_default_model(bool* made = nullptr);
+
+}  // namespace ltx

@@ -1,0 +1,68 @@
+// One generation request for an ltx::Engine: prompts, size, sampling settings, images, mode. Fields left at their
+// defaults take the official pipelines' values for the loaded model (steps, guidance, negative prompt).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ltx {
+
+// An image the video is conditioned on (ltx_pipelines/utils/args.py ImageConditioningInput): frame 0 replaces the
+// first latent frame, any other frame is a keyframe; strength in [0, 1]; crf in [0, 51] (0: no H.264 round trip).
+struct ImageCondition {
+  std::string path;
+  int64_t frame = 0;
+  double strength = 1.0;
+  int crf = 33;
+};
+
+// Guidance settings of one stream; unset fields keep the model's defaults.
+struct Guidance {
+  std::optional<float> cfg, stg, rescale, modality;
+  std::optional<std::vector<int64_t>> stg_blocks;
+};
+
+enum class Mode {
+  OneStage,  // the whole size in one denoising loop
+  TwoStage,  // half size, x2 latent upsampler, refine at full size (needs EngineOptions::upsampler)
+};
+
+struct GenerateRequest {
+  // One generation per prompt, each `batch` times (item p·batch + s is sample s of prompt p), all through the DiT
+  // together. Needs a text encoder; without one, `text_embeddings` gives one prompt's contexts.
+  std::vector<std::string> prompts;
+  std::optional<std::string> negative_prompt;  // default: the official one
+  std::string text_embeddings;  // safetensors: context.{video,audio}.{positive,negative} or `ltx encode` output
+  int64_t batch = 1;            // >= 1
+  int64_t frames = 121;         // 8k + 1
+  int64_t height = 512, width = 768;  // multiples of 32 (64 for two stages)
+  double fps = 24.0;                  // > 0
+  int steps = 0;                      // >= 1; 0: the model's default (fixed by the sigma lists when distilled)
+  uint64_t seed = 10;
+  Guidance video_guidance, audio_guidance;  // finite values; not with `distilled`
+  std::vector<ImageCondition> images;
+  Mode mode = Mode::OneStage;
+  bool distilled = false;  // a distilled checkpoint: its fixed sigma lists, one positive pass per step
+  // Parity tools: replay every noise tensor from a recording (`ltx generate --record-noise`), or record them
+  // into GenerateResult::noise_recording.
+  std::string replay_noise;
+  bool record_noise = false;
+};
+
+// The request the embedded default model runs at unless told otherwise: 17 frames at 192x128, 8 steps.
+GenerateRequest embedded_default_request();
+
+// The checks Engine::check makes that need no engine: every field in its range, fields that exclude each other,
+// the request's own files readable. Throws one ltx::Error (InvalidRequest) naming each problem, its value and the
+// valid range. A program can run it before it loads or makes any model.
+void check_request(const GenerateRequest& request);
+
+// "FILE", "FILE:FRAME", "FILE:FRAME:STRENGTH" or "FILE:FRAME:STRENGTH:CRF" (`ltx generate --image`): trailing
+// fields are taken only when they are numbers, so a path may hold colons. Throws ltx::Error (InvalidRequest) on a
+// malformed number; ranges are check_request's.
+ImageCondition parse_image_condition(std::string_view text);
+
+}  // namespace ltx

@@ -1,0 +1,102 @@
+#include "api/convert.h"
+
+#include <memory>
+#include <utility>
+
+#include "api/noise_recording.h"
+
+namespace ltx::api {
+namespace {
+
+ltxm::LoraSpec to_stages(const LoraFile& l) { return {l.path, l.strength}; }
+
+stages::GuiderOverrides to_stages(const Guidance& g) { return {g.cfg, g.stg, g.rescale, g.modality, g.stg_blocks}; }
+
+GuidanceValues to_values(const GuiderParams& g) {
+  GuidanceValues v;
+  v.cfg = g.cfg_scale;
+  v.stg = g.stg_scale;
+  v.rescale = g.rescale_scale;
+  v.modality = g.modality_scale;
+  v.stg_blocks = g.stg_blocks;
+  v.skip_step = g.skip_step;
+  return v;
+}
+
+}  // namespace
+
+stages::ModelFiles to_stages(const EngineOptions& o) {
+  stages::ModelFiles f;
+  f.checkpoint = o.checkpoint;
+  f.dit = o.dit;
+  f.dit_config = o.dit_config;
+  f.text_encoder = o.text_encoder;
+  f.upsampler = o.upsampler;
+  for (const LoraFile& l : o.loras) f.loras.push_back(to_stages(l));
+  if (o.distilled_lora) f.distilled_lora = to_stages(*o.distilled_lora);
+  f.lora_allow_partial = o.lora_allow_partial;
+  f.compute = o.precision == Precision::Validation ? DType::F32 : DType::BF16;
+  return f;
+}
+
+std::vector<stages::ImageConditionInput> to_stages(const std::vector<ImageCondition>& images) {
+  std::vector<stages::ImageConditionInput> out;
+  for (const ImageCondition& i : images) out.push_back({i.path, i.frame, i.strength, i.crf});
+  return out;
+}
+
+stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget_bytes) {
+  stages::GenerateRequest s;
+  if (r.text_embeddings.empty()) s.prompts = r.prompts;  // with embeddings the prompts name nothing the run uses
+  s.batch = r.batch;
+  s.negative_prompt = r.negative_prompt;
+  s.text_embeddings = r.text_embeddings;
+  s.images = to_stages(r.images);
+  s.two_stage = r.mode == Mode::TwoStage;
+  s.distilled = r.distilled;
+  s.frames = r.frames;
+  s.height = r.height;
+  s.width = r.width;
+  s.fps = r.fps;
+  s.steps = r.steps;
+  s.seed = r.seed;
+  s.video_guidance = to_stages(r.video_guidance);
+  s.audio_guidance = to_stages(r.audio_guidance);
+  s.replay_noise = r.replay_noise;
+  s.record_noise = r.record_noise;
+  s.memory_budget_bytes = memory_budget_bytes;
+  return s;
+}
+
+GenerateResult to_result(stages::GenerateReport report, const GenerateRequest& request, const EngineOptions& options) {
+  GenerateResult result;
+  for (stages::GeneratedItem& item : report.items) {
+    Video v;
+    v.prompt = std::move(item.prompt);
+    v.frames = report.frames;
+    v.height = report.height;
+    v.width = report.width;
+    v.fps = request.fps;
+    v.rgb = std::move(item.rgb);
+    v.sample_rate = report.audio_sample_rate;
+    v.channels = report.audio_channels;
+    v.audio = std::move(item.audio);
+    result.videos.push_back(std::move(v));
+  }
+  result.model = options;
+  result.request = request;
+  result.request.steps = report.steps;
+  result.model_version = report.model_version;
+  result.negative_prompt = report.negative_prompt;
+  result.video_guidance = to_values(report.guidance.video);
+  result.audio_guidance = to_values(report.guidance.audio);
+  result.decode_strategy = report.decode_strategy;
+  for (size_t i = 0; i < report.stage_seconds.size(); ++i)
+    result.stages.push_back(
+        {report.stage_seconds[i].first, report.stage_seconds[i].second, report.stage_cpu_seconds[i].second});
+  if (request.record_noise)
+    result.noise_recording = std::make_shared<const NoiseRecording>(std::move(report.noise), request.seed);
+  return result;
+}
+
+}  // namespace ltx::api

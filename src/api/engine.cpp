@@ -1,0 +1,146 @@
+// ltx::Engine (ltx/engine.hpp) over the stages: the constructor loads a stages::LoadedModels, generate() checks
+// the request and runs stages::generate with the caller's progress and cancellation (api/callback_progress.h),
+// mapping every failure to an ltx::Error with a category (api/error_phase.h).
+#include "ltx/engine.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "api/callback_progress.h"
+#include "api/convert.h"
+#include "api/error_phase.h"
+#include "api/request_checks.h"
+#include "core/cpu_time.h"
+#include "core/malloc_policy.h"
+#include "core/system_memory.h"
+#include "core/thread_pool.h"
+#include "stages/generate.h"
+#include "stages/loaded_models.h"
+
+namespace ltx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// What is wrong with the options themselves, before any file is looked at.
+void check_options(const EngineOptions& o) {
+  std::vector<std::string> problems;
+  if (o.checkpoint.empty()) problems.push_back("checkpoint is required (EngineOptions::checkpoint, --checkpoint)");
+  if (!o.dit_config.empty() && o.dit.empty()) problems.push_back("dit_config needs dit (--dit-config needs --dit)");
+  if (o.threads < 0)
+    problems.push_back("threads must be >= 0 (0: $LTX_THREADS or every core), got " + std::to_string(o.threads));
+  if (o.precision != Precision::Production && o.precision != Precision::Validation)
+    problems.push_back("precision " + std::to_string(static_cast<int>(o.precision)) +
+                       " is neither Production nor Validation");
+  for (const LoraFile& l : o.loras)
+    if (!std::isfinite(l.strength)) problems.push_back("the strength of LoRA " + l.path + " is not a finite number");
+  if (o.distilled_lora && !std::isfinite(o.distilled_lora->strength))
+    problems.push_back("the strength of distilled LoRA " + o.distilled_lora->path + " is not a finite number");
+  if (problems.empty()) return;
+  std::string joined;
+  for (size_t i = 0; i < problems.size(); ++i) joined += (i ? "; " : "") + problems[i];
+  throw Error("engine", joined, ErrorCategory::InvalidRequest);
+}
+
+// The engine's state; a moved-from engine has none, and a call on it is the caller's mistake, reported rather than
+// crashing. (A template, so that it need not name the private Engine::Impl.)
+template <class Pointer>
+auto& need(const Pointer& impl) {
+  if (!impl) throw Error("engine", "this engine was moved from", ErrorCategory::InvalidRequest);
+  return *impl;
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  EngineOptions options;
+  std::unique_ptr<stages::LoadedModels> models;
+  double load_seconds = 0;
+  std::optional<StageTime> unreported_load;  // the load's time, for the first result
+  std::mutex busy;                           // one generate() at a time
+};
+
+Engine::Engine(EngineOptions options, const ProgressCallback& progress) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  const EngineOptions& o = impl_->options;
+  check_options(o);
+  // Process-wide, as the CLI's main does: freed large buffers go back to the system at once, so a long-lived
+  // engine does not keep each call's peak resident (core/malloc_policy.h).
+  return_large_buffers_to_system();
+  api::in_phase(ErrorCategory::InvalidRequest, [&] { set_thread_count(o.threads); });
+  api::CallbackProgress reporter(progress, nullptr);
+  const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
+  try {
+    reporter.begin("load models");
+    impl_->models = stages::load_models(api::to_stages(o), &reporter);
+    reporter.end();
+  } catch (...) {
+    if (reporter.callback_threw()) throw;
+    api::rethrow_in_phase(ErrorCategory::InvalidModel, ErrorCategory::InvalidModel);
+  }
+  impl_->load_seconds = seconds_since(t0);
+  impl_->unreported_load = StageTime{"load models", impl_->load_seconds, process_cpu_seconds() - cpu0};
+}
+
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+void Engine::check(const GenerateRequest& request) const {
+  const Impl& impl = need(impl_);
+  api::in_phase(
+      ErrorCategory::InvalidRequest,
+      [&] {
+        std::vector<std::string> problems = api::request_problems(request);
+        for (std::string& p : api::engine_problems(request, impl.options, *impl.models))
+          problems.push_back(std::move(p));
+        api::throw_if_any(problems);
+      },
+      ErrorCategory::InvalidRequest);
+}
+
+GenerateResult Engine::generate(const GenerateRequest& request, const ProgressCallback& progress,
+                                const CancellationToken& cancel) {
+  Impl& impl = need(impl_);
+  std::unique_lock busy(impl.busy, std::try_to_lock);
+  if (!busy.owns_lock())
+    throw Error("generate", "this engine is already generating: one call at a time per engine",
+                ErrorCategory::InvalidRequest);
+  const auto t0 = Clock::now();
+  check(request);
+  const size_t budget = impl.options.memory_budget_bytes > 0
+                            ? static_cast<size_t>(impl.options.memory_budget_bytes)
+                            : api::in_phase(ErrorCategory::Internal, [] { return available_memory_bytes(); });
+  api::CallbackProgress reporter(progress, &cancel);
+  stages::GenerateReport report;
+  try {
+    reporter.check_cancelled();
+    report = stages::generate(*impl.models, api::to_stages(request, budget), &reporter);
+  } catch (...) {
+    if (reporter.callback_threw()) throw;
+    api::rethrow_in_phase(ErrorCategory::Internal);
+  }
+  GenerateResult result = api::to_result(std::move(report), request, impl.options);
+  result.seconds = seconds_since(t0);
+  if (impl.unreported_load) {  // the first result carries the load it waited for
+    result.stages.insert(result.stages.begin(), *impl.unreported_load);
+    result.seconds += impl.unreported_load->seconds;
+    impl.unreported_load.reset();
+  }
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+const EngineOptions& Engine::options() const { return need(impl_).options; }
+
+std::string Engine::model_version() const { return need(impl_).models->models.model_version; }
+
+double Engine::load_seconds() const { return need(impl_).load_seconds; }
+
+}  // namespace ltx

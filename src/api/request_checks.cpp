@@ -1,0 +1,127 @@
+#include "api/request_checks.h"
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "api/convert.h"
+#include "api/error_phase.h"
+#include "pipeline/params.h"
+#include "stages/image_conditioning.h"
+
+namespace ltx::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool any(const Guidance& g) { return g.cfg || g.stg || g.rescale || g.modality || g.stg_blocks; }
+
+void guidance_problems(const Guidance& g, const std::string& name, std::vector<std::string>& problems) {
+  const auto finite = [&](const std::optional<float>& v, const char* field) {
+    if (v && !std::isfinite(*v)) problems.push_back(name + "." + field + " must be a finite number, got " + number(*v));
+  };
+  finite(g.cfg, "cfg");
+  finite(g.stg, "stg");
+  finite(g.rescale, "rescale");
+  finite(g.modality, "modality");
+  if (g.stg_blocks)
+    for (const int64_t b : *g.stg_blocks)
+      if (b < 0) problems.push_back(name + ".stg_blocks holds " + std::to_string(b) + ": block indices are >= 0");
+}
+
+// The frame grid and the size (pipeline/params.h check_generation_request's words: the nearest valid values).
+void size_problems(const GenerateRequest& r, std::vector<std::string>& problems) {
+  const bool fps_ok = std::isfinite(r.fps) && r.fps > 0;
+  if (!fps_ok) problems.push_back("fps must be > 0 and finite, got " + number(r.fps));
+  try {
+    check_generation_request(r.frames, r.height, r.width, fps_ok ? r.fps : 24.0, r.mode == Mode::TwoStage);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    const std::string prefix = "[" + e.component() + "] ";
+    if (m.rfind(prefix, 0) == 0) m = m.substr(prefix.size());
+    problems.push_back(m);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> request_problems(const GenerateRequest& r) {
+  std::vector<std::string> problems;
+  const bool embeddings = !r.text_embeddings.empty();
+  if (r.prompts.empty() && !embeddings) problems.push_back("give at least one prompt (prompts) or text_embeddings");
+  for (size_t i = 0; i < r.prompts.size(); ++i)
+    if (r.prompts[i].empty()) problems.push_back("prompt " + std::to_string(i + 1) + " is empty");
+  if (embeddings && r.prompts.size() > 1)
+    problems.push_back(
+        "several prompts need a text encoder (text_embeddings holds one prompt's contexts; batch N makes N samples "
+        "of it)");
+  if (embeddings && !fs::is_regular_file(r.text_embeddings))
+    problems.push_back("text_embeddings " + r.text_embeddings + " does not exist");
+  if (r.batch < 1) problems.push_back("batch must be at least 1, got " + std::to_string(r.batch));
+  if (r.steps < 0)
+    problems.push_back("steps must be at least 1 (or 0: the model's default), got " + std::to_string(r.steps));
+  if (r.mode != Mode::OneStage && r.mode != Mode::TwoStage)
+    problems.push_back("mode " + std::to_string(static_cast<int>(r.mode)) + " is neither OneStage nor TwoStage");
+  size_problems(r, problems);
+  guidance_problems(r.video_guidance, "video_guidance", problems);
+  guidance_problems(r.audio_guidance, "audio_guidance", problems);
+  if (r.distilled && r.steps > 0)
+    problems.push_back("steps (" + std::to_string(r.steps) +
+                       ") does not apply with distilled (the distilled sigma lists fix the steps)");
+  if (r.distilled && (any(r.video_guidance) || any(r.audio_guidance)))
+    problems.push_back("guidance does not apply with distilled (one positive pass per step)");
+  for (const std::string& p : stages::image_condition_problems(to_stages(r.images), r.frames)) problems.push_back(p);
+  if (!r.replay_noise.empty() && !fs::is_regular_file(r.replay_noise))
+    problems.push_back("replay_noise " + r.replay_noise + " does not exist");
+  if (r.record_noise && !r.replay_noise.empty()) problems.push_back("record_noise and replay_noise exclude each other");
+  return problems;
+}
+
+std::vector<std::string> engine_problems(const GenerateRequest& r, const EngineOptions& o,
+                                         const stages::LoadedModels& m) {
+  std::vector<std::string> problems;
+  if (r.mode == Mode::TwoStage && !m.upsampler)
+    problems.push_back(
+        "mode TwoStage needs an upsampler, and the engine has none (EngineOptions::upsampler, --upsampler)");
+  if (r.text_embeddings.empty() && !m.encoder)
+    problems.push_back(
+        "prompts need a text encoder, and the engine has none (EngineOptions::text_encoder): give text_embeddings");
+  if (r.distilled && o.distilled_lora)
+    problems.push_back(
+        "distilled runs a distilled checkpoint on both stages; the engine's distilled_lora is for the base model's "
+        "two-stage refine: use one of them");
+  const int64_t n_blocks = m.models.dit->config().n_layers;
+  for (const auto& [g, name] : {std::pair<const Guidance&, const char*>{r.video_guidance, "video_guidance"},
+                                {r.audio_guidance, "audio_guidance"}})
+    if (g.stg_blocks)
+      for (const int64_t b : *g.stg_blocks)
+        if (b >= n_blocks)
+          problems.push_back(std::string(name) + ".stg_blocks holds " + std::to_string(b) +
+                             ": the DiT's blocks are 0.." + std::to_string(n_blocks - 1));
+  return problems;
+}
+
+void throw_if_any(const std::vector<std::string>& problems) {
+  if (problems.empty()) return;
+  std::string joined;
+  for (size_t i = 0; i < problems.size(); ++i) joined += (i ? "; " : "") + problems[i];
+  throw Error("generate", joined, ErrorCategory::InvalidRequest);
+}
+
+}  // namespace ltx::api
+
+namespace ltx {
+
+void check_request(const GenerateRequest& request) {
+  api::in_phase(
+      ErrorCategory::InvalidRequest, [&] { api::throw_if_any(api::request_problems(request)); },
+      ErrorCategory::InvalidRequest);
+}
+
+}  // namespace ltx

@@ -1,0 +1,104 @@
+// ltx::sidecar_json (ltx/outputs.hpp): the keys `ltx generate --sidecar` has always written (tests/pipeline/
+// generate_outputs_test.cpp reads them), now from a GenerateResult.
+#include <filesystem>
+
+#include "io/json.h"
+#include "ltx/engine.hpp"
+#include "ltx/outputs.hpp"
+
+namespace ltx {
+namespace {
+
+Json guider_json(const GuidanceValues& g) {
+  return Json{{"cfg", g.cfg},         {"stg", g.stg},           {"stg_blocks", g.stg_blocks},
+              {"rescale", g.rescale}, {"modality", g.modality}, {"skip_step", g.skip_step}};
+}
+
+// A model or input file: its path and size; null when not used.
+Json file_json(const std::string& path) {
+  if (path.empty()) return nullptr;
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  return Json{{"path", path}, {"bytes", ec ? Json(nullptr) : Json(static_cast<int64_t>(bytes))}};
+}
+
+Json optional_string(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+Json lora_json(const LoraFile& l) {
+  Json j = file_json(l.path);
+  j["strength"] = l.strength;
+  return j;
+}
+
+Json models_json(const GenerateResult& r) {
+  const EngineOptions& m = r.model;
+  Json loras = Json::array();
+  for (const LoraFile& l : m.loras) loras.push_back(lora_json(l));
+  return Json{{"checkpoint", file_json(m.checkpoint)},
+              {"model_version", r.model_version},
+              {"text_encoder", file_json(m.text_encoder)},
+              {"text_embeddings", file_json(r.request.text_embeddings)},
+              {"upsampler", file_json(m.upsampler)},
+              {"dit", file_json(m.dit)},
+              {"dit_config", file_json(m.dit_config)},
+              {"loras", loras},
+              {"distilled_lora", m.distilled_lora ? lora_json(*m.distilled_lora) : Json(nullptr)},
+              {"lora_allow_partial", m.lora_allow_partial}};
+}
+
+Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
+  const GenerateRequest& q = r.request;
+  return Json{{"frames", q.frames},
+              {"height", q.height},
+              {"width", q.width},
+              {"fps", q.fps},
+              {"steps", q.steps},
+              {"two_stage", q.mode == Mode::TwoStage},
+              {"distilled", q.distilled},
+              {"precision", r.model.precision == Precision::Validation ? "validation" : "production"},
+              {"guidance", {{"video", guider_json(r.video_guidance)}, {"audio", guider_json(r.audio_guidance)}}},
+              {"record_noise", optional_string(q.record_noise ? files.noise_recording : std::string())},
+              {"replay_noise", file_json(q.replay_noise)}};
+}
+
+}  // namespace
+
+std::string sidecar_json(const GenerateResult& r, size_t item, const OutputFiles& files) {
+  if (item >= r.videos.size())
+    throw Error(
+        "output",
+        "item " + std::to_string(item) + " is out of range: the result holds " + std::to_string(r.videos.size()),
+        ErrorCategory::InvalidRequest);
+  const Video& v = r.videos[item];
+  const size_t items = r.videos.size();
+  const bool from_text = r.request.text_embeddings.empty();
+  Json timings = Json::array();
+  for (const StageTime& s : r.stages) timings.push_back(Json{{"stage", s.stage}, {"seconds", s.seconds}});
+  const Json json{
+      {"ltx_version", version()},
+      {"prompt", from_text ? Json(v.prompt) : Json(nullptr)},
+      {"negative_prompt", from_text ? Json(r.negative_prompt) : Json(nullptr)},
+      {"seed", r.request.seed},
+      {"models", models_json(r)},
+      {"parameters", parameters_json(r, files)},
+      {"result",
+       {{"frames", v.frames},
+        {"height", v.height},
+        {"width", v.width},
+        {"fps", v.fps},
+        {"audio_sample_rate", v.sample_rate},
+        {"audio_samples", v.audio_samples()}}},
+      {"outputs",
+       {{"video", optional_string(item_path(files.mp4, item, items))},
+        {"wav", optional_string(item_path(files.wav, item, items))},
+        {"frames_dir", optional_string(item_path(files.frames_dir, item, items))},
+        {"sidecar", optional_string(item_path(files.sidecar, item, items))}}},
+      {"timings", timings},
+      {"total_seconds", r.seconds},
+      {"peak_rss_bytes", r.peak_rss_bytes},
+      {"batch", {{"item", item}, {"items", items}, {"samples_per_prompt", r.request.batch}}},
+  };
+  return json.dump(2) + "\n";
+}
+
+}  // namespace ltx

@@ -1,0 +1,135 @@
+#include "stages/loaded_models.h"
+
+#include <filesystem>
+#include <future>
+
+#include "core/error.h"
+#include "models/ltx/dit_checkpoint.h"
+#include "stages/default_model.h"
+
+namespace ltx::stages {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kOfficialDitRoot = "model.diffusion_model.";
+
+bool is_gguf(const std::string& path) { return fs::path(path).extension() == ".gguf"; }
+
+// A GGUF DiT without its own `config` entry takes --dit-config, else the official checkpoint's config.
+std::string dit_config_path(const ModelFiles& f) {
+  if (!f.dit_config.empty() || !is_gguf(f.dit)) return f.dit_config;
+  return open_gguf(f.dit)->metadata().count("config") ? "" : f.checkpoint;
+}
+
+// --checkpoint must hold everything but (with --dit) the DiT: says which parts a DiT-only or partial file lacks.
+void check_checkpoint_parts(const WeightSource& c, const std::string& path, bool need_dit) {
+  const auto config_it = c.metadata().find("config");
+  const Json config = config_it == c.metadata().end() ? Json::object() : metadata_json(c, "config");
+  std::vector<std::string> missing;
+  auto need = [&](const char* section, const char* prefix, const char* what) {
+    bool has_tensors = false;
+    for (const std::string& n : c.names())
+      if (n.rfind(prefix, 0) == 0) {
+        has_tensors = true;
+        break;
+      }
+    if (!config.contains(section) || !has_tensors) missing.push_back(std::string(what) + " (" + prefix + "*)");
+  };
+  if (need_dit) need("transformer", kOfficialDitRoot, "the DiT");
+  need("vae", "vae.", "the video VAE");
+  need("audio_vae", "audio_vae.", "the audio VAE");
+  need("vocoder", "vocoder.", "the vocoder");
+  if (missing.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+  fail("generate", "checkpoint " + path + " lacks " + list +
+                       ": --checkpoint must be the official single-file checkpoint; a DiT-only file goes to --dit");
+}
+
+// The DiT a --dit file holds must take the latents and contexts the checkpoint's other parts make.
+void check_dit_fits(const ltxm::DitCheckpoint& dit, const AvModels& models, const ModelFiles& f) {
+  const ltxm::DitConfig own =
+      ltxm::DitConfig::from_metadata(models.config.at("transformer"), ltxm::DitModelType::AudioVideo);
+  const int64_t vae_channels = models.video_stats.mean.numel();
+  LTX_CHECK(dit.config.in_channels == vae_channels && dit.config.audio_in_channels == own.audio_in_channels, "generate",
+            "the DiT of ", f.dit, " takes ", dit.config.in_channels, " video and ", dit.config.audio_in_channels,
+            " audio latent channels but ", f.checkpoint, " makes ", vae_channels, " and ", own.audio_in_channels,
+            ": --dit and --checkpoint must be the same model");
+}
+
+}  // namespace
+
+std::vector<std::string> model_file_problems(const ModelFiles& f) {
+  std::vector<std::string> problems;
+  auto need_file = [&](const std::string& path, const char* what) {
+    if (!path.empty() && !fs::exists(path)) problems.push_back(std::string(what) + " " + path + " does not exist");
+  };
+  if (f.checkpoint.empty()) problems.push_back("a checkpoint (--checkpoint) is required");
+  need_file(f.checkpoint, "checkpoint");
+  if (!f.checkpoint.empty() && (fs::is_directory(f.checkpoint) || is_gguf(f.checkpoint)))
+    problems.push_back("--checkpoint " + f.checkpoint +
+                       " is a DiT only (Diffusers folder or GGUF); the video VAE, audio VAE, vocoder and text "
+                       "projection come from the official single-file checkpoint: give that as --checkpoint and this "
+                       "as --dit");
+  need_file(f.dit, "DiT");
+  need_file(f.dit_config, "DiT config");
+  if (!f.dit_config.empty() && f.dit.empty()) problems.push_back("--dit-config needs --dit");
+  for (const auto& l : f.loras) need_file(l.path, "LoRA");
+  if (f.distilled_lora) need_file(f.distilled_lora->path, "distilled LoRA");
+  need_file(f.text_encoder, "text encoder");
+  need_file(f.upsampler, "upsampler");
+  return problems;
+}
+
+std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter* progress) {
+  if (const std::vector<std::string> problems = model_file_problems(f); !problems.empty()) {
+    std::string joined;
+    for (size_t i = 0; i < problems.size(); ++i) joined += (i ? "; " : "") + problems[i];
+    fail("generate", joined);
+  }
+  auto m = std::make_unique<LoadedModels>();
+  m->files = f;
+  m->progress = progress;
+  // The tokenizer's thread first: it is the longest load, and overlaps all the others.
+  std::future<gemma3::Tokenizer> tokenizer;
+  if (!f.text_encoder.empty()) tokenizer = PromptEncoder::start_tokenizer(f.text_encoder);
+  m->checkpoint = open_safetensors(f.checkpoint);
+  check_checkpoint_parts(*m->checkpoint, f.checkpoint, f.dit.empty());
+  // The DiT: the checkpoint's own, or --dit in any layout open_dit_checkpoint reads.
+  std::optional<ltxm::DitCheckpoint> dit;
+  std::shared_ptr<const WeightSource> dit_weights = m->checkpoint;
+  std::string dit_root = kOfficialDitRoot;
+  if (!f.dit.empty()) {
+    dit = ltxm::open_dit_checkpoint(f.dit, ltxm::DitModelType::AudioVideo, dit_config_path(f));
+    dit_weights = dit->weights;
+    dit_root = dit->root;
+  }
+  // LoRA files are read against the DiT file's layer list before anything heavy is loaded.
+  const LoraRequest lora_request{f.loras, f.distilled_lora, f.lora_allow_partial};
+  std::vector<ltxm::LoraAdapter> adapters;
+  if (!f.loras.empty() || f.distilled_lora)
+    adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));
+  m->models = load_av_models(m->checkpoint, f.compute, {.dit = !dit});
+  if (dit) {
+    check_dit_fits(*dit, m->models, f);
+    m->models.dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, f.compute));
+  }
+  if (!adapters.empty()) {
+    LoadedModels* self = m.get();  // lives in the unique_ptr: the address stays
+    m->lora = std::make_unique<LoraWeights>(
+        *m->models.dit, dit_weights, f.compute, lora_request,
+        [self](const std::string& line) {
+          if (self->progress) self->progress->note(line);
+        },
+        dit_root, std::move(adapters));
+  }
+  if (!f.upsampler.empty()) m->upsampler = load_upsampler(open_safetensors(f.upsampler), f.compute);
+  if (!f.text_encoder.empty())
+    m->encoder = PromptEncoder::load(f.text_encoder, std::move(tokenizer), m->checkpoint,
+                                     m->models.config.at("transformer"), f.compute, prepared_cache_dir());
+  m->progress = nullptr;  // each call sets its own
+  return m;
+}
+
+}  // namespace ltx::stages

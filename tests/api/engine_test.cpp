@@ -1,0 +1,276 @@
+// The C++ API as a program sees it (this file includes only ltx/ headers from the library): the embedded default
+// model generates its default request; a request outside its ranges is an InvalidRequest naming the field, the value
+// and the range, before any stage begins; a call cancelled at denoise step k stops there with Cancelled, saves
+// nothing, gives back its memory and leaves the engine usable and unchanged; engine options are checked first.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "default_model_env.h"
+#include "ltx/ltx.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ltx_api_test::have_default_text_encoder;
+using ltx_api_test::kSkipNoGguf;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// This process's resident set now, in bytes (/proc/self/statm: size, resident, ... in pages).
+int64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<int64_t>(::sysconf(_SC_PAGESIZE)) : -1;
+}
+
+// Runs `call`, which must throw an ltx::Error of `category` whose message holds every one of `words`.
+template <class Call>
+void expect_error(Call&& call, ltx::ErrorCategory category, const std::vector<std::string>& words) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected " << ltx::error_category_name(category);
+  } catch (const ltx::Error& e) {
+    EXPECT_EQ(e.category(), category) << ltx::error_category_name(e.category()) << ": " << e.what();
+    for (const std::string& w : words) EXPECT_TRUE(has(e.what(), w)) << "'" << w << "' not in: " << e.what();
+  }
+}
+
+// What a progress callback heard of one call.
+struct Heard {
+  std::vector<std::string> begun, ended;
+  int64_t denoise_steps = 0;
+};
+
+TEST(Engine, CategoryNamesAndVersion) {
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::InvalidRequest), "invalid_request");
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::InvalidModel), "invalid_model");
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::Io), "io");
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::OutOfMemory), "out_of_memory");
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::Cancelled), "cancelled");
+  EXPECT_STREQ(ltx::error_category_name(ltx::ErrorCategory::Internal), "internal");
+  EXPECT_STRNE(ltx::version(), "");
+  EXPECT_STRNE(ltx::version(), "unknown");  // CMake's project version reached the library
+}
+
+TEST(Engine, OptionsAreCheckedBeforeAnythingLoads) {
+  const fs::path dir = ltx_api_test::temp_dir("engine_options");
+  ltx::EngineOptions missing;
+  missing.checkpoint = (dir / "absent.safetensors").string();
+  expect_error([&] { ltx::Engine e(missing); }, ltx::ErrorCategory::InvalidModel,
+               {"absent.safetensors", "does not exist"});
+
+  ltx::EngineOptions none;
+  expect_error([&] { ltx::Engine e(none); }, ltx::ErrorCategory::InvalidRequest, {"checkpoint is required"});
+
+  ltx::EngineOptions config_alone = missing;
+  config_alone.dit_config = (dir / "config.json").string();
+  expect_error([&] { ltx::Engine e(config_alone); }, ltx::ErrorCategory::InvalidRequest, {"dit_config needs dit"});
+
+  ltx::EngineOptions threads = missing;
+  threads.threads = -2;
+  expect_error([&] { ltx::Engine e(threads); }, ltx::ErrorCategory::InvalidRequest, {"threads", ">= 0", "-2"});
+
+  // The load stage is reported even when it fails; no other stage is.
+  Heard heard;
+  const ltx::ProgressCallback listen = [&](const ltx::ProgressEvent& e) {
+    if (e.kind == ltx::ProgressEvent::Kind::Begin) heard.begun.emplace_back(e.stage);
+  };
+  expect_error([&] { ltx::Engine e(missing, listen); }, ltx::ErrorCategory::InvalidModel, {"does not exist"});
+  EXPECT_EQ(heard.begun, std::vector<std::string>{"load models"});
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
+
+// One engine on the embedded default model for every test of the suite (loading is most of a test's time), with
+// the default request at `steps` steps and one prompt.
+class EngineDefaultModel : public ltx_api_test::DefaultModelCache {
+ protected:
+  static void SetUpTestSuite() {
+    DefaultModelCache::SetUpTestSuite();
+    if (!have_default_text_encoder()) return;
+    engine_ = new ltx::Engine(ltx::embedded_default_model());
+  }
+  static void TearDownTestSuite() {
+    delete engine_;
+    engine_ = nullptr;
+    DefaultModelCache::TearDownTestSuite();
+  }
+  void SetUp() override {
+    if (!have_default_text_encoder()) GTEST_SKIP() << kSkipNoGguf;
+    ASSERT_NE(engine_, nullptr);
+  }
+
+  static ltx::GenerateRequest request(int steps) {
+    ltx::GenerateRequest r = ltx::embedded_default_request();
+    r.prompts = {"a red fox running through fresh snow"};
+    r.steps = steps;
+    return r;
+  }
+  // A callback recording stages and denoise steps; it cancels `token` after denoise step `cancel_at` (> 0).
+  static ltx::ProgressCallback listen(Heard& heard, const ltx::CancellationToken& token, int64_t cancel_at = 0) {
+    return [&heard, token, cancel_at](const ltx::ProgressEvent& e) {
+      if (e.kind == ltx::ProgressEvent::Kind::Begin) heard.begun.emplace_back(e.stage);
+      if (e.kind == ltx::ProgressEvent::Kind::End) heard.ended.emplace_back(e.stage);
+      if (e.kind != ltx::ProgressEvent::Kind::Step || e.stage != "denoise") return;
+      ++heard.denoise_steps;
+      if (cancel_at > 0 && e.step == cancel_at) token.cancel();
+    };
+  }
+
+  static inline ltx::Engine* engine_ = nullptr;
+};
+
+TEST_F(EngineDefaultModel, GeneratesTheDefaultRequest) {
+  ltx::GenerateRequest r = ltx::embedded_default_request();
+  EXPECT_EQ(r.frames, 17);
+  EXPECT_EQ(r.height, 128);
+  EXPECT_EQ(r.width, 192);
+  EXPECT_EQ(r.steps, 8);
+  r.prompts = {"a red fox running through fresh snow"};
+  Heard heard;
+  const ltx::GenerateResult result = engine_->generate(r, listen(heard, {}));
+  EXPECT_EQ(heard.denoise_steps, 8);
+  EXPECT_EQ(heard.ended, (std::vector<std::string>{"encode prompt", "denoise", "decode"}));
+  EXPECT_EQ(result.request.steps, 8);
+  EXPECT_EQ(result.model_version, engine_->model_version());
+  EXPECT_FALSE(result.negative_prompt.empty());  // the official one, as no negative prompt was given
+  EXPECT_GT(engine_->load_seconds(), 0.0);
+  EXPECT_GT(result.peak_rss_bytes, 0);
+  EXPECT_GT(result.seconds, 0.0);
+  for (const ltx::StageTime& s : result.stages) EXPECT_GE(s.seconds, 0.0) << s.stage;
+
+  ASSERT_EQ(result.videos.size(), 1u);
+  const ltx::Video& v = result.videos[0];
+  EXPECT_EQ(v.prompt, r.prompts[0]);
+  EXPECT_EQ(v.frames, 17);
+  EXPECT_EQ(v.height, 128);
+  EXPECT_EQ(v.width, 192);
+  EXPECT_EQ(v.fps, 24.0);
+  ASSERT_EQ(v.rgb.size(), static_cast<size_t>(17 * 128 * 192 * 3));
+  EXPECT_NE(std::count(v.rgb.begin(), v.rgb.end(), v.rgb[0]), static_cast<std::ptrdiff_t>(v.rgb.size()))
+      << "one flat colour";
+  EXPECT_GT(v.sample_rate, 0);
+  ASSERT_GE(v.channels, 1);
+  ASSERT_GT(v.audio_samples(), 0);
+  EXPECT_EQ(v.audio.size(), static_cast<size_t>(v.channels * v.audio_samples()));
+  EXPECT_NEAR(static_cast<double>(v.audio_samples()) / v.sample_rate, v.frames / v.fps, 2.0 / v.fps);
+  for (const float s : v.audio) ASSERT_TRUE(std::isfinite(s) && s >= -1.0f && s <= 1.0f) << s;
+}
+
+TEST_F(EngineDefaultModel, OutOfRangeRequestsNameFieldValueAndRange) {
+  const auto rejected = [&](const ltx::GenerateRequest& r, const std::vector<std::string>& words) {
+    Heard heard;
+    expect_error([&] { engine_->check(r); }, ltx::ErrorCategory::InvalidRequest, words);
+    expect_error([&] { engine_->generate(r, listen(heard, {})); }, ltx::ErrorCategory::InvalidRequest, words);
+    EXPECT_TRUE(heard.begun.empty()) << "a stage began for a request that fails its checks: " << words[0];
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ltx::GenerateRequest r = request(2);
+  r.steps = -1;
+  rejected(r, {"steps", "at least 1", "0", "-1"});
+  r = request(2);
+  r.frames = 10;
+  rejected(r, {"frames 10", "8k+1", "9 or 17"});
+  r = request(2);
+  r.width = 100;
+  rejected(r, {"width 100", "multiple of 32"});
+  r = request(2);
+  r.fps = 0;
+  rejected(r, {"fps", "> 0", "0"});
+  r.fps = nan;
+  rejected(r, {"fps", "finite", "nan"});
+  r = request(2);
+  r.batch = 0;
+  rejected(r, {"batch", "at least 1", "got 0"});
+  r = request(2);
+  r.video_guidance.cfg = static_cast<float>(nan);
+  rejected(r, {"video_guidance.cfg", "finite", "nan"});
+  r = request(2);
+  r.mode = ltx::Mode::TwoStage;
+  r.width = r.height = 128;
+  rejected(r, {"TwoStage", "upsampler"});
+  r = request(2);
+  r.prompts = {"a", ""};
+  rejected(r, {"prompt 2 is empty"});
+  r = request(2);
+  r.record_noise = true;
+  r.replay_noise = "/nonexistent/noise.safetensors";
+  rejected(r, {"replay_noise", "does not exist", "exclude each other"});
+  r = request(2);
+  r.video_guidance.stg_blocks = std::vector<int64_t>{1000};
+  rejected(r, {"stg_blocks", "1000", "0.."});
+  r = request(2);
+  r.images = {ltx::ImageCondition{"/nonexistent/cat.png", 20, 2.0, 60}};
+  rejected(r, {"frame 20", "0..16", "strength", "[0, 1]", "CRF 60", "0..51", "does not exist"});
+}
+
+TEST_F(EngineDefaultModel, CancelledCallStopsFreesAndLeavesTheEngineUnchanged) {
+  const fs::path dir = ltx_api_test::temp_dir("engine_cancel");
+  const ltx::GenerateRequest r = request(3);
+  // A full call of the same shape first: it compiles the plans and grows the heap the cancelled call reuses.
+  Heard first_heard;
+  const ltx::GenerateResult first = engine_->generate(r, listen(first_heard, {}));
+  ASSERT_EQ(first_heard.denoise_steps, 3);
+  const int64_t before = resident_bytes();
+  ASSERT_GT(before, 0);
+
+  const ltx::CancellationToken token;
+  Heard heard;
+  const int64_t k = 2;
+  bool returned = false;
+  expect_error(
+      [&] {
+        const ltx::GenerateResult never = engine_->generate(r, listen(heard, token, k), token);
+        returned = true;
+        ltx::OutputFiles files;
+        files.mp4 = (dir / "cancelled.mp4").string();
+        ltx::save(never, files);
+      },
+      ltx::ErrorCategory::Cancelled, {"cancelled"});
+  EXPECT_FALSE(returned) << "the cancelled call returned a result";
+  EXPECT_EQ(heard.denoise_steps, k) << "the call went on past the step that cancelled it";
+  EXPECT_EQ(std::count(heard.ended.begin(), heard.ended.end(), "decode"), 0);
+  EXPECT_TRUE(fs::is_empty(dir)) << "the cancelled call left a file";
+  const int64_t after = resident_bytes();
+  EXPECT_LE(std::llabs(after - before), int64_t{4} << 20)
+      << "resident set " << before << " -> " << after << " bytes across the cancelled call";
+
+  // A token cancelled before the call stops it before any stage.
+  Heard heard_early;
+  expect_error([&] { engine_->generate(r, listen(heard_early, token), token); }, ltx::ErrorCategory::Cancelled,
+               {"cancelled"});
+  EXPECT_TRUE(heard_early.begun.empty());
+
+  // The engine goes on as before: the next call runs every step and makes the first call's bytes.
+  token.reset();
+  Heard again_heard;
+  const ltx::GenerateResult again = engine_->generate(r, listen(again_heard, token), token);
+  EXPECT_EQ(again_heard.denoise_steps, 3);
+  ASSERT_EQ(again.videos.size(), 1u);
+  EXPECT_TRUE(again.videos[0].rgb == first.videos[0].rgb) << "the same request after a cancel made other frames";
+  EXPECT_TRUE(again.videos[0].audio == first.videos[0].audio) << "the same request after a cancel made other audio";
+  fs::remove_all(dir);
+}
+
+TEST_F(EngineDefaultModel, MovedFromEngineRefusesCalls) {
+  ltx::Engine moved = std::move(*engine_);
+  expect_error([&] { engine_->generate(request(2)); }, ltx::ErrorCategory::InvalidRequest, {"moved from"});
+  *engine_ = std::move(moved);  // back for the suite's other tests
+  EXPECT_FALSE(engine_->model_version().empty());
+}
+
+}  // namespace

@@ -1,0 +1,284 @@
+#include "generate_options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace ltx::cli {
+
+const char* const kGenerateUsage =
+    "usage: ltx generate [--checkpoint FILE (--text-encoder PATH | --text-embeddings FILE)] --prompt TEXT...\n"
+    "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
+    "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
+    "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
+    "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
+    "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
+    "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
+    "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
+    "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
+    "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
+    "                    [--memory-budget SIZE (video decode; default: MemAvailable)] [--help]\n"
+    "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
+    "Gemma 3 270M text encoder installed by scripts/setup.\n"
+    "Several prompts (--prompt repeated, --prompts-file with one per line) and --batch N (N samples of each prompt,\n"
+    "one seed, one noise draw for the whole batch) run through the DiT together; with more than one item the\n"
+    "outputs are OUT_0.mp4, OUT_1.mp4, ... (prompt-major), likewise --wav, --frames-dir and the sidecar.";
+
+namespace {
+
+[[noreturn]] void usage_error(const std::string& message) {
+  throw Error("generate", message, ErrorCategory::InvalidRequest);
+}
+
+// The whole value as a finite number (no locale, no spaces, no "inf" or "nan").
+double finite_number(const std::string& option, std::string_view value) {
+  double v = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || error != std::errc() || end != value.data() + value.size() || !std::isfinite(v))
+    usage_error(option + " needs a finite number, got '" + std::string(value) + "'");
+  return v;
+}
+
+template <class Int>
+Int whole_number(const std::string& option, std::string_view value, const char* range) {
+  Int v = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || error != std::errc() || end != value.data() + value.size())
+    usage_error(option + " needs an integer in " + range + ", got '" + std::string(value) + "'");
+  return v;
+}
+
+int64_t at_least(const std::string& option, std::string_view value, int64_t min) {
+  const std::string range = "[" + std::to_string(min) + ", 2^63)";
+  const auto v = whole_number<int64_t>(option, value, range.c_str());
+  if (v < min) usage_error(option + " must be at least " + std::to_string(min) + ", got " + std::to_string(v));
+  return v;
+}
+
+std::vector<int64_t> block_list(const std::string& option, const std::string& value) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t comma = value.find(',', start);
+    const size_t end = comma == std::string::npos ? value.size() : comma;
+    out.push_back(at_least(option, std::string_view(value).substr(start, end - start), 0));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// One prompt per line; blank lines are skipped, a trailing CR is dropped.
+std::vector<std::string> read_prompts_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) throw Error("generate", "--prompts-file " + path + " cannot be read", ErrorCategory::Io);
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  std::vector<std::string> prompts;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) prompts.push_back(line);
+    start = end + 1;
+  }
+  if (prompts.empty()) usage_error("--prompts-file " + path + " holds no prompt");
+  return prompts;
+}
+
+// The options that take a value, and what each sets.
+struct Parser {
+  GenerateOptions& o;
+  bool& json_sidecar;
+  bool& two_stage;
+
+  // `a` is one of takes_value's options.
+  void take(const std::string& a, const std::string& v) {
+    EngineOptions& e = o.engine;
+    GenerateRequest& r = o.request;
+    const auto guidance = [&]() -> std::optional<float> { return static_cast<float>(finite_number(a, v)); };
+    if (a == "--checkpoint")
+      e.checkpoint = v;
+    else if (a == "--dit")
+      e.dit = v;
+    else if (a == "--dit-config")
+      e.dit_config = v;
+    else if (a == "--lora")
+      e.loras.push_back(parse_lora_file(v, "--lora"));
+    else if (a == "--distilled-lora") {
+      if (e.distilled_lora) usage_error("--distilled-lora is given once");
+      e.distilled_lora = parse_lora_file(v, "--distilled-lora");
+    } else if (a == "--text-encoder")
+      e.text_encoder = v;
+    else if (a == "--text-embeddings")
+      r.text_embeddings = v;
+    else if (a == "--upsampler")
+      e.upsampler = v;
+    else if (a == "--prompt")
+      r.prompts.push_back(v);
+    else if (a == "--prompts-file")
+      for (std::string& p : read_prompts_file(v)) r.prompts.push_back(std::move(p));
+    else if (a == "--batch")
+      r.batch = at_least(a, v, 1);
+    else if (a == "--negative-prompt")
+      r.negative_prompt = v;
+    else if (a == "--output" || a == "-o")
+      o.files.mp4 = v;
+    else if (a == "--frames")
+      r.frames = at_least(a, v, 1);
+    else if (a == "--width")
+      r.width = at_least(a, v, 1);
+    else if (a == "--height")
+      r.height = at_least(a, v, 1);
+    else if (a == "--fps") {
+      r.fps = finite_number(a, v);
+      if (!(r.fps > 0)) usage_error("--fps must be > 0, got " + v);
+    } else if (a == "--steps") {
+      const int64_t steps = at_least(a, v, 1);
+      if (steps > 100000) usage_error("--steps must be at most 100000, got " + v);
+      r.steps = static_cast<int>(steps);
+    } else if (a == "--memory-budget")
+      e.memory_budget_bytes = parse_size(v, "--memory-budget");
+    else if (a == "--seed")
+      r.seed = whole_number<uint64_t>(a, v, "[0, 2^64)");
+    else if (a == "--cfg")
+      r.video_guidance.cfg = guidance();
+    else if (a == "--audio-cfg")
+      r.audio_guidance.cfg = guidance();
+    else if (a == "--stg")
+      r.video_guidance.stg = guidance();
+    else if (a == "--audio-stg")
+      r.audio_guidance.stg = guidance();
+    else if (a == "--stg-blocks")
+      r.video_guidance.stg_blocks = r.audio_guidance.stg_blocks = block_list(a, v);
+    else if (a == "--rescale")
+      r.video_guidance.rescale = guidance();
+    else if (a == "--audio-rescale")
+      r.audio_guidance.rescale = guidance();
+    else if (a == "--modality")
+      r.video_guidance.modality = guidance();
+    else if (a == "--audio-modality")
+      r.audio_guidance.modality = guidance();
+    else if (a == "--image")
+      r.images.push_back(parse_image_condition(v));
+    else if (a == "--record-noise") {
+      o.files.noise_recording = v;
+      r.record_noise = true;
+    } else if (a == "--replay-noise")
+      r.replay_noise = v;
+    else if (a == "--precision") {
+      if (v != "validation" && v != "production") usage_error("--precision is validation or production, got " + v);
+      e.precision = v == "validation" ? Precision::Validation : Precision::Production;
+    } else if (a == "--wav")
+      o.files.wav = v;
+    else if (a == "--frames-dir")
+      o.files.frames_dir = v;
+    else if (a == "--sidecar")
+      o.files.sidecar = v;
+    else if (a == "--progress") {
+      if (v != "text" && v != "json") usage_error("--progress is text or json, got " + v);
+      o.progress = v;
+    } else if (a == "--repeat")
+      o.repeat = at_least(a, v, 1);
+  }
+
+  // Returns false for a flag it does not know.
+  bool flag(const std::string& a) {
+    if (a == "--lora-allow-partial")
+      o.engine.lora_allow_partial = true;
+    else if (a == "--distilled")
+      o.request.distilled = true;
+    else if (a == "--two-stage")
+      two_stage = true;
+    else if (a == "--quiet")
+      o.quiet = true;
+    else if (a == "--json")
+      json_sidecar = true;
+    else if (a == "--help" || a == "-h")
+      o.help = true;
+    else
+      return false;
+    return true;
+  }
+};
+
+bool takes_value(const std::string& a) {
+  // clang-format off
+  static const std::set<std::string> with_value = {
+      "--checkpoint", "--dit", "--dit-config", "--lora", "--distilled-lora", "--text-encoder", "--text-embeddings",
+      "--upsampler", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o", "--frames",
+      "--width", "--height", "--fps", "--steps", "--memory-budget", "--seed", "--cfg", "--audio-cfg", "--stg",
+      "--audio-stg", "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--image",
+      "--record-noise", "--replay-noise", "--precision", "--wav", "--frames-dir", "--sidecar", "--progress",
+      "--repeat"};
+  // clang-format on
+  return with_value.count(a) != 0;
+}
+
+// The command's own rules, checked before any model is made or loaded.
+void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage) {
+  const EngineOptions& e = o.engine;
+  const GenerateRequest& r = o.request;
+  std::vector<std::string> problems;
+  if (o.files.mp4.empty()) problems.push_back("--output is required");
+  if (r.prompts.empty() && r.text_embeddings.empty()) problems.push_back("--prompt is required");
+  if (json_sidecar && !o.files.sidecar.empty()) problems.push_back("--json and --sidecar exclude each other");
+  if (!o.default_model && e.text_encoder.empty() == r.text_embeddings.empty())
+    problems.push_back("give exactly one of --text-encoder and --text-embeddings");
+  if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
+  if (e.distilled_lora && !two_stage)
+    problems.push_back("--distilled-lora is for the stage-2 refine: it needs --two-stage");
+  if (e.distilled_lora && r.distilled)
+    problems.push_back(
+        "--distilled runs a distilled checkpoint on both stages; --distilled-lora is for the base model's "
+        "two-stage refine: give one of them");
+  if (problems.empty()) return;
+  std::string joined;
+  for (size_t i = 0; i < problems.size(); ++i) joined += (i ? "; " : "") + problems[i];
+  usage_error(joined);
+}
+
+}  // namespace
+
+GenerateOptions parse_generate_options(Args args) {
+  GenerateOptions o;
+  std::set<std::string> given;  // options on the command line
+  bool json_sidecar = false, two_stage = false;
+  Parser parser{o, json_sidecar, two_stage};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string a = args[i];
+    given.insert(a);
+    if (takes_value(a)) {
+      if (i + 1 >= args.size()) usage_error(a + " needs a value\n" + kGenerateUsage);
+      parser.take(a, args[++i]);
+    } else if (!parser.flag(a)) {
+      usage_error("unknown option " + a + "\n" + kGenerateUsage);
+    }
+  }
+  if (o.help) return o;
+  o.request.mode = two_stage ? Mode::TwoStage : Mode::OneStage;
+  if (!two_stage) o.engine.upsampler.clear();  // loaded for two-stage runs only
+  o.default_model = o.engine.checkpoint.empty() && o.engine.dit.empty() && o.engine.text_encoder.empty() &&
+                    o.request.text_embeddings.empty();
+  check_usage(o, json_sidecar, two_stage);
+  if (json_sidecar) o.files.sidecar = std::filesystem::path(o.files.mp4).replace_extension(".json").string();
+  if (o.default_model) {
+    const GenerateRequest d = embedded_default_request();
+    if (!given.count("--frames")) o.request.frames = d.frames;
+    if (!given.count("--height")) o.request.height = d.height;
+    if (!given.count("--width")) o.request.width = d.width;
+    if (!given.count("--steps")) o.request.steps = d.steps;
+  }
+  return o;
+}
+
+}  // namespace ltx::cli
