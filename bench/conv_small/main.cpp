@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "backend/cpu/conv_opt.h"
-#include "backend/cpu/conv_small.h"
+#include "backend/cpu/conv/conv_opt.h"
+#include "backend/cpu/conv/conv_small.h"
 #include "core/openmp_env.h"
 #include "ops/infer.h"
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/matmul_gemm.h"
-#include "backend/cpu/onednn_matmul.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
+#include "backend/cpu/matmul/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
 #include "core/error.h"
 #include "core/tensor.h"

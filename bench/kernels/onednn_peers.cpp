@@ -3,7 +3,7 @@
 #include <cmath>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "backend/cpu/onednn_matmul.h"
+#include "backend/cpu/matmul/onednn_matmul.h"
 #include "core/error.h"
 
 namespace ltx::cpu::onednn {

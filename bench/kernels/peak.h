@@ -2,7 +2,7 @@
 // measured with independent FMA (F32) or vdpbf16ps (BF16) chains: the ceiling a GEMM is judged against.
 #pragma once
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 
 namespace ltx::bench {
 

@@ -1,5 +1,5 @@
 // Arena layout: buffers with lifetimes [first, last] (step indices) get byte offsets so that buffers alive at the
-// same time never overlap. Greedy by size, each placed at the lowest offset that fits (best known simple
+// same time never overlap. Greedy by size, each placed in the smallest gap that fits (best fit; a simple
 // heuristic for static graphs; cf. TFLite's "greedy by size" planner).
 #pragma once
 

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "io/json.h"
-#include "models/ltx/audio_vae.h"
-#include "models/ltx/dit.h"
-#include "models/ltx/upsampler.h"
-#include "models/ltx/video_vae.h"
-#include "models/ltx/vocoder.h"
+#include "models/ltx/audio_vae/audio_vae.h"
+#include "models/ltx/dit/dit.h"
+#include "models/ltx/upsampler/upsampler.h"
+#include "models/ltx/video_vae/video_vae.h"
+#include "models/ltx/vocoder/vocoder.h"
 #include "nn/weight_source.h"
 
 namespace ltx::stages {

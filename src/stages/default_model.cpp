@@ -13,8 +13,8 @@
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "models/gemma3/config.h"
-#include "models/ltx/text_conditioning.h"
-#include "models/ltx/video_vae.h"
+#include "models/ltx/text/text_conditioning.h"
+#include "models/ltx/video_vae/video_vae.h"
 #include "stages/av_models.h"
 
 namespace ltx::stages {

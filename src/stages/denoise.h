@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "models/ltx/dit.h"
+#include "models/ltx/dit/dit.h"
 #include "pipeline/params.h"
 
 namespace ltx::stages {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/image_read.h"
-#include "models/ltx/video_vae.h"
+#include "models/ltx/video_vae/video_vae.h"
 #include "nn/weight_source.h"
 #include "stages/conditioning.h"
 

@@ -4,7 +4,7 @@
 #include <future>
 
 #include "core/error.h"
-#include "models/ltx/dit_checkpoint.h"
+#include "models/ltx/dit/dit_checkpoint.h"
 #include "stages/default_model.h"
 
 namespace ltx::stages {

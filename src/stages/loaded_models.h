@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "models/ltx/lora.h"
-#include "models/ltx/upsampler.h"
+#include "models/ltx/dit/lora.h"
+#include "models/ltx/upsampler/upsampler.h"
 #include "stages/av_models.h"
 #include "stages/lora_weights.h"
 #include "stages/progress.h"

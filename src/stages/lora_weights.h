@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/ltx/lora_fuse.h"
+#include "models/ltx/dit/lora_fuse.h"
 
 namespace ltx::stages {
 

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "graph/compile.h"
-#include "models/ltx/video_vae_plan.h"
+#include "models/ltx/video_vae/video_vae_plan.h"
 
 namespace ltx::stages {
 namespace {

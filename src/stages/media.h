@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "models/ltx/audio_vae.h"
-#include "models/ltx/upsampler.h"
-#include "models/ltx/video_vae.h"
-#include "models/ltx/vocoder.h"
+#include "models/ltx/audio_vae/audio_vae.h"
+#include "models/ltx/upsampler/upsampler.h"
+#include "models/ltx/video_vae/video_vae.h"
+#include "models/ltx/vocoder/vocoder.h"
 #include "pipeline/noise.h"
 
 namespace ltx::stages {

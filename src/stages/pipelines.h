@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "models/ltx/upsampler.h"
+#include "models/ltx/upsampler/upsampler.h"
 #include "stages/av_stage.h"
 
 namespace ltx::stages {

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "graph/compile.h"
-#include "models/ltx/taps.h"
+#include "models/ltx/dit/taps.h"
 
 namespace ltx::stages {
 namespace {

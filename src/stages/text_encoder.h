@@ -18,7 +18,7 @@
 #include "io/json.h"
 #include "models/gemma3/model.h"
 #include "models/gemma3/tokenizer.h"
-#include "models/ltx/text_conditioning.h"
+#include "models/ltx/text/text_conditioning.h"
 #include "nn/weight_source.h"
 
 namespace ltx::stages {

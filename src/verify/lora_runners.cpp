@@ -3,8 +3,8 @@
 // params.lora_prefix); the LoRA is fused into bf16 resident weights as ltx-core does for bf16 checkpoints, in
 // either precision (activations are f32 in both), and the fused model runs one x0 call.
 #include "io/safetensors.h"
-#include "models/ltx/dit.h"
-#include "models/ltx/lora_fuse.h"
+#include "models/ltx/dit/dit.h"
+#include "models/ltx/dit/lora_fuse.h"
 #include "verify/components.h"
 #include "verify/ltx_runner_util.h"
 

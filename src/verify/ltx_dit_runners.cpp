@@ -3,7 +3,7 @@
 // and the A<->V timestep semantics of the ltx-core version that made it.
 #include "core/error.h"
 #include "io/safetensors.h"
-#include "models/ltx/dit.h"
+#include "models/ltx/dit/dit.h"
 #include "verify/components.h"
 #include "verify/ltx_runner_util.h"
 

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "graph/compile.h"
 #include "io/json.h"
-#include "models/ltx/taps.h"
+#include "models/ltx/dit/taps.h"
 #include "nn/weight_source.h"
 #include "verify/golden_case.h"
 

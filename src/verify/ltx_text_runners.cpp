@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "graph/compile.h"
 #include "io/safetensors.h"
-#include "models/ltx/text_conditioning.h"
+#include "models/ltx/text/text_conditioning.h"
 #include "verify/components.h"
 #include "verify/ltx_runner_util.h"
 

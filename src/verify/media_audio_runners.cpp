@@ -1,8 +1,8 @@
 // Golden-case runners for the audio path: audio VAE encoder/decoder (components "audio_vae_encoder",
 // "audio_vae_decoder").
-#include "models/ltx/audio_vae.h"
-#include "models/ltx/mel_frontend.h"
-#include "models/ltx/vocoder.h"
+#include "models/ltx/audio_vae/audio_vae.h"
+#include "models/ltx/audio_vae/mel_frontend.h"
+#include "models/ltx/vocoder/vocoder.h"
 #include "verify/components.h"
 #include "verify/media_runner_util.h"
 

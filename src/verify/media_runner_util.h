@@ -9,7 +9,7 @@
 #include "graph/graph.h"
 #include "io/json.h"
 #include "io/safetensors.h"
-#include "models/ltx/video_vae_layers.h"
+#include "models/ltx/video_vae/video_vae_layers.h"
 #include "nn/weight_source.h"
 #include "verify/golden_case.h"
 

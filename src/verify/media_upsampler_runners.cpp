@@ -1,5 +1,5 @@
 // Golden-case runner for the latent upsamplers (component "latent_upsampler").
-#include "models/ltx/upsampler.h"
+#include "models/ltx/upsampler/upsampler.h"
 #include "verify/components.h"
 #include "verify/media_runner_util.h"
 

@@ -1,5 +1,5 @@
 // Golden-case runners for the video VAE (components "video_vae_encoder" and "video_vae_decoder").
-#include "models/ltx/video_vae.h"
+#include "models/ltx/video_vae/video_vae.h"
 #include "nn/weight_loader.h"
 #include "verify/components.h"
 #include "verify/media_runner_util.h"

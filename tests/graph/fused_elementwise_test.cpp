@@ -1,12 +1,12 @@
 // The fused kernel against its unfused composition through the reference kernels.
-#include "backend/cpu/fused_elementwise.h"
+#include "backend/cpu/elementwise/fused_elementwise.h"
 
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <random>
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "graph_test_util.h"
 #include "ops/fused_instr.h"
 

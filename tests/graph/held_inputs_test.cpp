@@ -1,6 +1,6 @@
 // CompileOptions::inputs_in_arena: the plan holds its inputs in its arena (Plan::input(i), Plan::run()), each live
 // from the start of a run to its last reader, so their space serves later steps and peak_bytes() counts them.
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "graph_test_util.h"
 
 namespace ltx::test {

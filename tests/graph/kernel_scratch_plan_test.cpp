@@ -4,7 +4,7 @@
 #include <array>
 #include <thread>
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "graph_test_util.h"
 
 namespace ltx::test {

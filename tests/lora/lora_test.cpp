@@ -7,8 +7,8 @@
 
 #include "io/safetensors.h"
 #include "io/test_files.h"
-#include "models/ltx/dit_keys.h"
-#include "models/ltx/lora_fuse.h"
+#include "models/ltx/dit/dit_keys.h"
+#include "models/ltx/dit/lora_fuse.h"
 
 namespace ltx::ltxm {
 namespace {

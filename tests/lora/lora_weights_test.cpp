@@ -12,7 +12,7 @@
 
 #include "io/safetensors.h"
 #include "io/test_files.h"
-#include "models/ltx/dit_checkpoint.h"
+#include "models/ltx/dit/dit_checkpoint.h"
 
 namespace ltx::stages {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "io/json.h"
 #include "io/safetensors.h"
-#include "models/ltx/dit.h"
-#include "models/ltx/dit_checkpoint.h"
-#include "models/ltx/dit_keys.h"
+#include "models/ltx/dit/dit.h"
+#include "models/ltx/dit/dit_checkpoint.h"
+#include "models/ltx/dit/dit_keys.h"
 
 namespace ltx::ltxm {
 namespace {

@@ -1,6 +1,6 @@
 // DiT behaviour beyond the golden cases (which `ltx verify` checks): key errors, the A<->V timestep semantics
 // choice, and plan reuse.
-#include "models/ltx/dit.h"
+#include "models/ltx/dit/dit.h"
 
 #include <gtest/gtest.h>
 

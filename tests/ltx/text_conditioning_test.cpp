@@ -1,5 +1,5 @@
 // Text conditioning details the golden cases do not isolate: feature extractor selection and register ids.
-#include "models/ltx/text_conditioning.h"
+#include "models/ltx/text/text_conditioning.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Planned video decode: temporal chunks equal the whole decode, spatial tiles stay within a measured bound of it,
 // the planner's choice follows the budget and its peak stays under it, and bad inputs are clear errors. Weights are
 // the golden cases' tiny decoders; latents are larger random ones.
-#include "models/ltx/video_vae_plan.h"
+#include "models/ltx/video_vae/video_vae_plan.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <random>
 
-#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/conv/conv_opt.h"
 #include "graph/compile.h"
 #include "io/safetensors.h"
 #include "verify/media_runner_util.h"

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backend/cpu/anti_alias_opt.h"
+#include "backend/cpu/resample/anti_alias_opt.h"
 #include "core/error.h"
 #include "op_test_util.h"
 

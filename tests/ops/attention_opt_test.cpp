@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 

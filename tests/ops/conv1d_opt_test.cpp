@@ -4,9 +4,9 @@
 // |x·w| <= 4), so 2e-5 + 1e-5·|ref|; a bf16 output adds one possible rounding flip (2^-8·|ref|).
 // Cases: dilation, stride, every pad mode the kernel takes, no bias, batches, bf16 input and output, odd channel
 // counts, and chunked output positions (a small column budget); each through the GEMM path and the direct path.
-#include "backend/cpu/conv1d_opt.h"
+#include "backend/cpu/conv/conv1d_opt.h"
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "op_test_util.h"
 
 namespace ltx::test {

@@ -8,9 +8,9 @@
 // bf16: products of bf16 inputs are exact in f32 and sums are f32 in every kernel, so the only difference is the
 // final rounding to bf16, which can flip one ulp (2^-8·|y|) when the f32 sums straddle a rounding boundary:
 // 1e-2 + 8e-3·|ref|.
-#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/conv/conv_opt.h"
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 

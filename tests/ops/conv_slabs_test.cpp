@@ -6,7 +6,7 @@
 // f32 and bf16 weights (f32 activations rounded to bf16 once, as in production). Each call's own allocations
 // (what it reports) must stay within conv_workspace_bytes, the bound the decode planner adds to a plan's peak; with
 // the default sizes the bound of an LTX-2.3 decoder-sized conv is tens of MB, not the copies of whole tensors.
-#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/conv/conv_opt.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 #include "ops/infer.h"

@@ -6,9 +6,9 @@
 // Exactness. With bf16 weights the kernel rounds x to bf16, so each product is exact in f32 and its sums run in the
 // reference's order: the output equals the reference on the rounded x exactly (f32 out), and so does its rounding
 // to bf16 (bf16 out). With f32 weights the products are fused into the adds: 1e-4 + 1e-4·|ref| as conv_opt_test.
-#include "backend/cpu/conv_small.h"
+#include "backend/cpu/conv/conv_small.h"
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 

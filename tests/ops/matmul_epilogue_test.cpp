@@ -10,9 +10,9 @@
 #include <cstring>
 #include <vector>
 
-#include "backend/cpu/fused_elementwise.h"
+#include "backend/cpu/elementwise/fused_elementwise.h"
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "core/half.h"
 #include "core/tensor.h"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "core/tensor.h"
 #include "ops/op_test_util.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/row_norm.h"
+#include "backend/cpu/norm/row_norm.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/tensor.h"

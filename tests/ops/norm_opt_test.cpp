@@ -5,7 +5,7 @@
 // reference's summation order, so outputs must be identical byte for byte.
 #include <cstring>
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 

@@ -5,7 +5,7 @@
 // with the same separate f32 roundings, so the outputs must be identical byte for byte.
 #include <cstring>
 
-#include "backend/cpu/matmul_gemm.h"
+#include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
 #include "op_test_util.h"
 

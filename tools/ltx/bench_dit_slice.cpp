@@ -27,7 +27,7 @@
 #include "core/thread_pool.h"
 #include "io/json.h"
 #include "io/safetensors.h"
-#include "models/ltx/dit.h"
+#include "models/ltx/dit/dit.h"
 #include "nn/weight_loader.h"
 #include "nn/weight_source.h"
 

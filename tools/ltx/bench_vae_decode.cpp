@@ -23,8 +23,8 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "ltx/options.hpp"
-#include "models/ltx/video_vae_plan.h"
-#include "models/ltx/vocoder.h"
+#include "models/ltx/video_vae/video_vae_plan.h"
+#include "models/ltx/vocoder/vocoder.h"
 #include "nn/weight_loader.h"
 #include "nn/weight_source.h"
 

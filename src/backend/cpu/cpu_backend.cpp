@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "backend/cpu/conv_opt.h"
+#include "backend/cpu/conv/conv_opt.h"
 #include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/kernels.h"
 #include "core/error.h"
