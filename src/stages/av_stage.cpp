@@ -54,7 +54,7 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
     observe("latents.video.initial", video.latent);
     observe("latents.audio.initial", audio.latent);
   }
-  euler_loop(dit, video, audio, spec.sigmas, text, spec.guidance, observe);
+  euler_loop(dit, video, audio, spec.sigmas, text, spec.guidance, observe, spec.name);
   // clear_conditioning (drops appended keyframe tokens), unpatchify.
   return {video_from_tokens(drop_appended_tokens(video.latent, spec.video.tokens()), spec.video),
           audio_from_tokens(audio.latent, spec.audio)};

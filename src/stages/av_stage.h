@@ -23,6 +23,7 @@ struct StageSpec {
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
   DType noise_dtype = DType::F32;      // the reference draws in the latent dtype (bf16 in the official pipelines)
   std::vector<VideoCondition> video_conditions;  // images / keyframes (stages/conditioning.h), applied in order
+  std::string name = "denoising";                // for errors: "stage 1", "stage 2 (refine)" in two-stage flows
 };
 
 struct AvLatents {

@@ -1,10 +1,12 @@
 #include "stages/denoise.h"
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "pipeline/diffusion_step.h"
+#include "pipeline/finite_check.h"
 
 namespace ltx::stages {
 namespace {
@@ -163,7 +165,8 @@ AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
 }
 
 void euler_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::span<const float> sigmas,
-                const TextContexts& text, const std::optional<AvGuidance>& guidance, const Observer& observe) {
+                const TextContexts& text, const std::optional<AvGuidance>& guidance, const Observer& observe,
+                std::string_view stage_name) {
   LTX_CHECK(sigmas.size() >= 2, "pipeline", "a schedule needs at least 2 sigmas, got ", sigmas.size());
   std::optional<AvX0> last;
   for (size_t k = 0; k + 1 < sigmas.size(); ++k) {
@@ -175,6 +178,10 @@ void euler_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::spa
     const Tensor da = post_process_x0(x0.audio, audio.denoise_mask, audio.clean);
     video.latent = euler_step(video.latent, dv, sigmas[k], sigmas[k + 1]);
     audio.latent = euler_step(audio.latent, da, sigmas[k], sigmas[k + 1]);
+    const std::string where = "after step " + std::to_string(k + 1) + " of " + std::to_string(sigmas.size() - 1) +
+                              " of " + std::string(stage_name);
+    check_finite(video.latent, "denoise", "the video latents", where);
+    check_finite(audio.latent, "denoise", "the audio latents", where);
     if (observe) {
       observe("latents.video." + step_name(step), video.latent);
       observe("latents.audio." + step_name(step), audio.latent);

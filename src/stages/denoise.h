@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "models/ltx/dit/dit.h"
 #include "pipeline/params.h"
@@ -49,6 +50,7 @@ AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
 // euler_denoising_loop over sigmas[:-1]; the states' latents are advanced in place and observed as
 // latents.<stream>.stepNN. Without guidance, one positive pass per step.
 void euler_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::span<const float> sigmas,
-                const TextContexts& text, const std::optional<AvGuidance>& guidance, const Observer& observe);
+                const TextContexts& text, const std::optional<AvGuidance>& guidance, const Observer& observe,
+                std::string_view stage_name = "denoising");
 
 }  // namespace ltx::stages

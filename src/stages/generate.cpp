@@ -7,6 +7,7 @@
 #include "core/cpu_time.h"
 #include "core/error.h"
 #include "io/safetensors.h"
+#include "pipeline/finite_check.h"
 #include "pipeline/schedule.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
@@ -209,11 +210,13 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   // No strategy within the budget is an OutOfMemory error (video_vae_plan.cpp).
   const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype,
                                     r.memory_budget_bytes, &report.decode_strategy);
+  check_finite(video, "decode", "the decoded video", "after the video VAE");
   progress_step(progress);
   const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
   latents = {};
   progress_step(progress);
   const Tensor wave = models.vocoder->run(mel);  // [B, 2, N]
+  check_finite(wave, "decode", "the decoded audio", "after the vocoder");
   progress_step(progress);
   clock.stop();
 

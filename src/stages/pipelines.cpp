@@ -75,6 +75,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   set_stage1_sampling(spec, s1);
   s1.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s1.video_conditions = spec.video_conditions(spec.height / 2, spec.width / 2);
+  s1.name = "stage 1";
   const Observer o1 = prefixed(observe, "stage1.");
   if (o1) o1("sigmas", sigmas_tensor(s1.sigmas));
   const AvLatents l1 = run_av_stage(m.stage1, s1, text, noise, o1);
@@ -97,6 +98,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   s2.initial_audio = l1.audio;
   s2.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s2.video_conditions = spec.video_conditions(spec.height, spec.width);
+  s2.name = "stage 2 (refine)";
   const Observer o2 = prefixed(observe, "stage2.");
   if (o2) o2("sigmas", sigmas_tensor(s2.sigmas));
   AvLatents out = run_av_stage(m.stage2, s2, text, noise, o2);
