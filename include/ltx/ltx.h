@@ -50,8 +50,10 @@ void ltx_engine_options_free(ltx_engine_options* options);
 
 /* ---- one request ---- */
 typedef struct ltx_request ltx_request;
-typedef enum ltx_stream { LTX_VIDEO = 0, LTX_AUDIO = 1 } ltx_stream;
-typedef enum ltx_mode { LTX_ONE_STAGE = 0, LTX_TWO_STAGE = 1 } ltx_mode;
+/* The _FORCE_INT32 members give each enum the range of a 32-bit int, so any value a caller passes is a valid value
+ * of the type (and rejected by the call), never undefined behaviour on the C++ side. */
+typedef enum ltx_stream { LTX_VIDEO = 0, LTX_AUDIO = 1, LTX_STREAM_FORCE_INT32 = 0x7fffffff } ltx_stream;
+typedef enum ltx_mode { LTX_ONE_STAGE = 0, LTX_TWO_STAGE = 1, LTX_MODE_FORCE_INT32 = 0x7fffffff } ltx_mode;
 ltx_request* ltx_request_new(void);               /* the official defaults: 121 frames at 768x512, 24 fps */
 ltx_request* ltx_request_new_default_model(void); /* the embedded default's size: 17 frames at 192x128, 8 steps */
 ltx_status ltx_request_add_prompt(ltx_request* request, const char* prompt);
