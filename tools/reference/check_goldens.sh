@@ -24,12 +24,14 @@ if [ "$#" -eq 0 ]; then
   "$python" "$repo/tools/reference/make_noise_goldens.py" "$tmp/noise" >/dev/null
   "$python" "$repo/tools/reference/make_dit_format_data.py" "$tmp/dit_formats" >/dev/null
   "$python" "$repo/tools/reference/make_lora_example.py" "$tmp/lora" >/dev/null
+  "$python" "$repo/tools/reference/make_layouts.py" --out "$tmp/layouts" >/dev/null 2>&1
   diff -r "$repo/tests/golden/ops/a" "$tmp/ops_a" || status=1
   diff -r "$repo/tests/golden/ops/b" "$tmp/ops_b" || status=1
   diff -r "$repo/tests/data/quant" "$tmp/quant" || status=1
   diff -r "$repo/tests/data/noise" "$tmp/noise" || status=1
   diff -r "$repo/tests/data/dit_formats" "$tmp/dit_formats" || status=1
   diff -r "$repo/tests/data/lora" "$tmp/lora" || status=1
+  diff -r -x README.md "$repo/tests/golden/layouts" "$tmp/layouts" || status=1
 fi
 if [ "$status" -ne 0 ]; then
   echo "check_goldens: regenerated goldens differ from tests/golden (see above)" >&2
