@@ -74,7 +74,7 @@ echo "| | ours, --memory-budget $budget | ${ob[time_s]} | $(ratio "${ob[time_s]}
 echo
 echo "Budgeted decode: ${ob[strategy]}."
 echo "Its peak RSS above the process baseline and the weights: $(above_weights "${ob[peak_rss_kb]}" "${ob[baseline_rss_kb]}" "${ob[weights_bytes]}") GB against the budget"
-echo "$(gb "${ob[budget_bytes]}") GB. The budget covers the decode's activations, output and staging (Plan::peak_bytes() and"
-echo "the copies around it) and the largest conv step's own slabs, weight chunk and scratchpad (conv_workspace_bytes);"
+echo "$(gb "${ob[budget_bytes]}") GB. The budget covers the decode's activations, output and staging (Plan::peak_bytes(),"
+echo "which includes each conv step's slabs, weight chunk and scratchpad as its scratch, and the copies around it);"
 echo "the weights are resident already and not counted; code, oneDNN's primitives and the allocator's slack are not either."
 echo "Targets (issue 6): ours/PyTorch time < 1 and our peak RSS below PyTorch's on both parts; budgeted peak within budget."
