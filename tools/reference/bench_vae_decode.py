@@ -36,6 +36,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from golden_case import canonical_json, seeded_init_, seeded_randn  # noqa: E402
+from published_configs import LTX23_VOCODER as VOCODER  # noqa: E402
 
 SEED = 6000
 LATENT = (1, 128, 3, 16, 24)
@@ -72,37 +73,6 @@ VAE = {
         comp("compress_all", 1), res(2), comp("compress_all", 2), res(2),
     ],
 }
-
-_AMP = {
-    "resblock": "AMP1",
-    "activation": "snakebeta",
-    "stereo": True,
-    "resblock_kernel_sizes": [3, 7, 11],
-    "resblock_dilation_sizes": [[1, 3, 5], [1, 3, 5], [1, 3, 5]],
-    "use_tanh_at_final": False,
-    "use_bias_at_final": False,
-}
-VOCODER = {
-    "vocoder": {
-        **_AMP,
-        "upsample_initial_channel": 1536,
-        "upsample_rates": [5, 2, 2, 2, 2, 2],
-        "upsample_kernel_sizes": [11, 4, 4, 4, 4, 4],
-        "output_sampling_rate": 16000,
-    },
-    "bwe": {
-        **_AMP,
-        "upsample_initial_channel": 512,
-        "upsample_rates": [6, 5, 2, 2, 2],
-        "upsample_kernel_sizes": [12, 11, 4, 4, 4],
-        "input_sampling_rate": 16000,
-        "output_sampling_rate": 48000,
-        "n_fft": 512,
-        "hop_length": 80,
-        "num_mels": 64,
-    },
-}
-
 
 def config() -> dict:
     return {"vae": dict(VAE), "vocoder": dict(VOCODER)}

@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.metadata
 import json
 import re
+import sys
 import tempfile
 from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from golden_case import reference_versions  # noqa: E402
+from published_configs import LTX23_VOCODER, TRANSFORMER_CHECKED  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "tools/reference/make_layouts.py"
@@ -50,28 +54,6 @@ FILE_DTYPE = "BF16"  # see the module docstring
 # the real files); where a value is a plain ltx-core default it says so.
 # ---------------------------------------------------------------------------------------------------------------
 
-# Keys LTXModelConfigurator checks for exact values (ltx_core/model/transformer/model_configurator.py): a published
-# config must carry them with exactly these values or ltx-core refuses it.
-_TRANSFORMER_CHECKED = {
-    "dropout": 0.0,
-    "attention_bias": True,
-    "num_vector_embeds": None,
-    "activation_fn": "gelu-approximate",
-    "num_embeds_ada_norm": 1000,
-    "use_linear_projection": False,
-    "only_cross_attention": False,
-    "cross_attention_norm": True,
-    "double_self_attention": False,
-    "upcast_attention": False,
-    "standardization_norm": "rms_norm",
-    "norm_elementwise_affine": False,
-    "qk_norm": "rms_norm",
-    "positional_embedding_type": "rope",
-    "use_audio_video_cross_attention": True,
-    "share_ff": False,
-    "av_cross_ada_norm": True,
-    "use_middle_indices_grid": True,
-}
 
 # Shared DiT dimensions, identical in 2.0 and 2.3 (spec §3.1; diffusers "2.0"/"2.3" transformer configs).
 _TRANSFORMER_DIMS = {
@@ -105,7 +87,7 @@ _TRANSFORMER_DIMS = {
 # connectors 2 layers of 30x128 = 3840 for video and audio, no gated attention, no cross-attention AdaLN
 # (spec §1.3; diffusers "2.0": caption_channels 3840, connectors 30 heads x 128, 2 layers, gated_attn False).
 LTX2_TRANSFORMER = {
-    **_TRANSFORMER_CHECKED,
+    **TRANSFORMER_CHECKED,
     **_TRANSFORMER_DIMS,
     "caption_channels": 3840,
     "apply_gated_attention": False,
@@ -118,7 +100,7 @@ LTX2_TRANSFORMER = {
 # encoder_configurator._V2_EXPECTED_CONFIG demands), gated attention and cross-attention AdaLN, video connector
 # 8 layers of 32x128 = 4096, audio connector 8 layers of 32x64 = 2048 (spec §1.3, §2.3; diffusers "2.3").
 LTX23_TRANSFORMER = {
-    **_TRANSFORMER_CHECKED,
+    **TRANSFORMER_CHECKED,
     **_TRANSFORMER_DIMS,
     "caption_proj_before_connector": True,
     "caption_projection_first_linear": False,
@@ -234,37 +216,6 @@ LTX2_VOCODER = {
     "output_sampling_rate": 24000,
 }
 
-# LTX-2.3 vocoder: BigVGAN-v2 + bandwidth extension, nested {"vocoder", "bwe"} (spec §5.2; diffusers "2.3": hidden
-# 1536 / bwe 512, factors [5,2,2,2,2,2] / [6,5,2,2,2], filter_length 512, hop 80, 64 mels, 16 -> 48 kHz).
-_AMP = {
-    "resblock": "AMP1",
-    "activation": "snakebeta",
-    "stereo": True,
-    "resblock_kernel_sizes": [3, 7, 11],
-    "resblock_dilation_sizes": [[1, 3, 5], [1, 3, 5], [1, 3, 5]],
-    "use_tanh_at_final": False,
-    "use_bias_at_final": False,
-}
-LTX23_VOCODER = {
-    "vocoder": {
-        **_AMP,
-        "upsample_initial_channel": 1536,
-        "upsample_rates": [5, 2, 2, 2, 2, 2],
-        "upsample_kernel_sizes": [11, 4, 4, 4, 4, 4],
-        "output_sampling_rate": 16000,
-    },
-    "bwe": {
-        **_AMP,
-        "upsample_initial_channel": 512,
-        "upsample_rates": [6, 5, 2, 2, 2],
-        "upsample_kernel_sizes": [12, 11, 4, 4, 4],
-        "input_sampling_rate": 16000,
-        "output_sampling_rate": 48000,
-        "n_fft": 512,
-        "hop_length": 80,
-        "num_mels": 64,
-    },
-}
 
 # LTX-2.3 spatial x2 latent upsampler file (its own flat `config`): mid 1024 (diffusers; ltx-core's default is 512),
 # 4 blocks per stage, plain Conv2d + PixelShuffle head `upsampler.0` (rational_resampler false) (spec §6).
@@ -339,15 +290,6 @@ LORA_ALTERNATIVES = {
 }
 
 
-def versions() -> dict[str, str]:
-    out = {}
-    for pkg in ("ltx-core", "ltx-pipelines", "torch", "transformers"):
-        try:
-            out[pkg] = importlib.metadata.version(pkg)
-        except importlib.metadata.PackageNotFoundError:
-            out[pkg] = "absent"
-    out["generator"] = GENERATOR
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -685,7 +627,7 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
-    ref = versions()
+    ref = reference_versions(GENERATOR)
     wanted = lambda n: args.only is None or n in args.only  # noqa: E731
     summary = {}
 

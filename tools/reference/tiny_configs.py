@@ -16,30 +16,15 @@ from __future__ import annotations
 
 import copy
 
+from published_configs import TRANSFORMER_CHECKED
+
 GEMMA_HIDDEN = 32
 GEMMA_LAYERS = 3
 GEMMA_HIDDEN_STATES = GEMMA_LAYERS + 1
 
 # Keys LTXModelConfigurator checks for exact values (model_configurator.py), plus the shared dimensions.
 _COMMON = {
-    "dropout": 0.0,
-    "attention_bias": True,
-    "num_vector_embeds": None,
-    "activation_fn": "gelu-approximate",
-    "num_embeds_ada_norm": 1000,
-    "use_linear_projection": False,
-    "only_cross_attention": False,
-    "cross_attention_norm": True,
-    "double_self_attention": False,
-    "upcast_attention": False,
-    "standardization_norm": "rms_norm",
-    "norm_elementwise_affine": False,
-    "qk_norm": "rms_norm",
-    "positional_embedding_type": "rope",
-    "use_audio_video_cross_attention": True,
-    "share_ff": False,
-    "av_cross_ada_norm": True,
-    "use_middle_indices_grid": True,
+    **TRANSFORMER_CHECKED,
     "num_attention_heads": 2,
     "attention_head_dim": 16,
     "in_channels": 8,
