@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 
-#include "peak.h"
 #include "core/thread_pool.h"
+#include "peak.h"
 
 namespace ltx::bench {
 using cpu::gemm::Compute;

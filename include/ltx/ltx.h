@@ -72,10 +72,15 @@ ltx_status ltx_request_set_distilled(ltx_request* request, int distilled);
 void ltx_request_free(ltx_request* request);
 
 /* ---- progress and cancellation ---- */
-typedef enum ltx_progress_kind { LTX_PROGRESS_BEGIN = 0, LTX_PROGRESS_STEP = 1, LTX_PROGRESS_END = 2, LTX_PROGRESS_NOTE = 3 } ltx_progress_kind;
+typedef enum ltx_progress_kind {
+  LTX_PROGRESS_BEGIN = 0,
+  LTX_PROGRESS_STEP = 1,
+  LTX_PROGRESS_END = 2,
+  LTX_PROGRESS_NOTE = 3
+} ltx_progress_kind;
 typedef struct ltx_progress_event {
   ltx_progress_kind kind;
-  const char* stage;   /* valid during the callback only */
+  const char* stage; /* valid during the callback only */
   int64_t step, total;
   double elapsed, eta; /* seconds; eta < 0 while unknown */
   const char* message; /* LTX_PROGRESS_NOTE; "" otherwise */

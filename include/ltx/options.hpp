@@ -26,9 +26,9 @@ struct EngineOptions {
   std::string dit_config;    // the configuration of a GGUF DiT that carries none (default: the checkpoint's)
   std::string text_encoder;  // Gemma 3: a GGUF file or a Hugging Face folder; empty: requests give text_embeddings
   std::string upsampler;     // the x2 spatial upsampler, for two-stage requests
-  std::vector<LoraFile> loras;           // fused into the DiT at load, every stage
+  std::vector<LoraFile> loras;             // fused into the DiT at load, every stage
   std::optional<LoraFile> distilled_lora;  // the stage-2 refine of two-stage requests only
-  bool lora_allow_partial = false;       // skip LoRA keys that name no DiT layer instead of failing
+  bool lora_allow_partial = false;         // skip LoRA keys that name no DiT layer instead of failing
   Precision precision = Precision::Production;
   // Worker threads of the process-wide pool; 0: $LTX_THREADS, else every core. The pool is shared by every engine
   // of the process: the last engine made sets it.

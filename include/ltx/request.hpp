@@ -35,9 +35,9 @@ struct GenerateRequest {
   // together. Needs a text encoder; without one, `text_embeddings` gives one prompt's contexts.
   std::vector<std::string> prompts;
   std::optional<std::string> negative_prompt;  // default: the official one
-  std::string text_embeddings;  // safetensors: context.{video,audio}.{positive,negative} or `ltx encode` output
-  int64_t batch = 1;            // >= 1
-  int64_t frames = 121;         // 8k + 1
+  std::string text_embeddings;        // safetensors: context.{video,audio}.{positive,negative} or `ltx encode` output
+  int64_t batch = 1;                  // >= 1
+  int64_t frames = 121;               // 8k + 1
   int64_t height = 512, width = 768;  // multiples of 32 (64 for two stages)
   double fps = 24.0;                  // > 0
   int steps = 0;                      // >= 1; 0: the model's default (fixed by the sigma lists when distilled)

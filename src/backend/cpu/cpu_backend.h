@@ -32,9 +32,7 @@ class ReferenceBackend final : public Backend {
   size_t scratch_bytes(OpKind, const OpAttrs&, std::span<const TensorMeta>, const TensorMeta&) const override {
     return 0;
   }
-  size_t scratch_bytes(const FusedProgram&, std::span<const TensorMeta>, const TensorMeta&) const override {
-    return 0;
-  }
+  size_t scratch_bytes(const FusedProgram&, std::span<const TensorMeta>, const TensorMeta&) const override { return 0; }
   void run(OpKind op, const OpAttrs& attrs, std::span<const Tensor> in, const Tensor& out,
            const StepContext& context) const override;
   void run(const FusedProgram& program, std::span<const Tensor> leaves, const Tensor& out,

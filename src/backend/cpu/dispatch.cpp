@@ -1,9 +1,9 @@
 // Picks the kernel for a call: an optimized kernel when one handles this case on this CPU, else the reference.
 // Each optimized family exposes `bool try_<family>(...)` returning false when it does not handle the call.
-#include "backend/cpu/resample/anti_alias_opt.h"
 #include "backend/cpu/conv/conv1d_opt.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/optimized.h"
+#include "backend/cpu/resample/anti_alias_opt.h"
 
 namespace ltx::cpu {
 

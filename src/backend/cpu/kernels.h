@@ -18,7 +18,6 @@ namespace ltx::cpu {
 
 using Inputs = std::span<const Tensor>;
 
-
 // Where a matmul's results go when the compiler fused the elementwise chain that consumes it into the matmul step
 // (ops/fused.h): the kernels hand each output element's f32 sum, never rounded, to store(), which applies the chain
 // and writes the output once. Implemented over a FusedProgram by fused_elementwise.h (FusedEpilogue).

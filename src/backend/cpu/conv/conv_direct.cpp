@@ -184,5 +184,4 @@ void conv_im2col(const ConvAttrs& a, Inputs in, const Tensor& out) {
       }
 }
 
-
 }  // namespace ltx::cpu::opt

@@ -635,8 +635,7 @@ void conv_onednn_slabs(const ConvAttrs& a, Inputs in, const Tensor& out, Prepare
         int64_t kept = 0;
         if (packed_n > 0 && row0 >= packed_lo && row0 < packed_lo + packed_n) {
           kept = std::min(nrows, packed_lo + packed_n - row0);
-          std::memmove(src_buf(), src_buf() + (row0 - packed_lo) * row_bytes,
-                       static_cast<size_t>(kept * row_bytes));
+          std::memmove(src_buf(), src_buf() + (row0 - packed_lo) * row_bytes, static_cast<size_t>(kept * row_bytes));
         }
         pack(b, row0 + kept, nrows - kept, kept);
         packed_lo = row0;

@@ -13,8 +13,8 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul/matmul_gemm.h"
-#include "backend/cpu/optimized.h"
 #include "backend/cpu/norm/row_norm.h"
+#include "backend/cpu/optimized.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
