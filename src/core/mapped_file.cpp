@@ -5,12 +5,63 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
 
 #include "core/error.h"
 
 namespace ltx {
+namespace {
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14
+#endif
+
+struct Mapping {
+  const std::byte* begin;
+  const std::byte* end;
+};
+
+// The live mappings, for the page functions' address lookups. Page operations share the lock (a read-ahead may
+// block on the disk while a drop proceeds); mapping and unmapping take it alone.
+std::shared_mutex& registry_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+std::vector<Mapping>& registry() {
+  static std::vector<Mapping> r;
+  return r;
+}
+
+size_t page_size() {
+  static const auto size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+// Calls f(begin, bytes) on each page-aligned piece of [p, p + n) inside a live mapping, holding the registry's lock
+// so that no piece can be unmapped (and its addresses reused by other memory) meanwhile.
+template <typename F>
+void for_each_mapped_piece(const void* p, size_t n, F&& f) {
+  if (n == 0) return;
+  const auto* lo = static_cast<const std::byte*>(p);
+  const std::byte* hi = lo + n;
+  const size_t page = page_size();
+  const std::shared_lock lock(registry_mutex());
+  for (const Mapping& m : registry()) {
+    const std::byte* b = std::max(lo, m.begin);
+    const std::byte* e = std::min(hi, m.end);
+    if (b >= e) continue;
+    const auto aligned = reinterpret_cast<uintptr_t>(b) / page * page;  // mappings start on a page
+    f(reinterpret_cast<std::byte*>(aligned), static_cast<size_t>(reinterpret_cast<uintptr_t>(e) - aligned));
+  }
+}
+
+}  // namespace
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -29,13 +80,53 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
       ::close(fd);
       fail("file", path + ": cannot map: " + std::strerror(err));
     }
+    const std::lock_guard lock(registry_mutex());
+    registry().push_back({static_cast<std::byte*>(p), static_cast<std::byte*>(p) + size});
   }
   ::close(fd);
   return std::shared_ptr<MappedFile>(new MappedFile(path, static_cast<std::byte*>(p), size));
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(data_, size_);
+  if (data_ == nullptr) return;
+  {
+    const std::lock_guard lock(registry_mutex());
+    auto& r = registry();
+    r.erase(std::remove_if(r.begin(), r.end(), [&](const Mapping& m) { return m.begin == data_; }), r.end());
+  }
+  ::munmap(data_, size_);
+}
+
+size_t file_mapped_bytes(const void* p, size_t n) {
+  size_t bytes = 0;
+  const auto* lo = static_cast<const std::byte*>(p);
+  const std::shared_lock lock(registry_mutex());
+  for (const Mapping& m : registry()) {
+    const std::byte* b = std::max(lo, m.begin);
+    const std::byte* e = std::min(lo + n, m.end);
+    if (b < e) bytes += static_cast<size_t>(e - b);
+  }
+  return bytes;
+}
+
+void drop_file_pages(const void* p, size_t n) {
+  for_each_mapped_piece(p, n, [](std::byte* b, size_t bytes) { ::madvise(b, bytes, MADV_DONTNEED); });
+}
+
+void load_file_pages(const void* p, size_t n) {
+  for_each_mapped_piece(p, n, [](std::byte* b, size_t bytes) {
+    if (::madvise(b, bytes, MADV_POPULATE_READ) == 0) return;
+    ::madvise(b, bytes, MADV_WILLNEED);
+    const size_t page = page_size();
+    volatile const std::byte* v = b;
+    for (size_t i = 0; i < bytes; i += page) (void)v[i];
+  });
+}
+
+void drop_all_file_pages() {
+  const std::shared_lock lock(registry_mutex());
+  for (const Mapping& m : registry())
+    ::madvise(const_cast<std::byte*>(m.begin), static_cast<size_t>(m.end - m.begin), MADV_DONTNEED);
 }
 
 }  // namespace ltx

@@ -1,4 +1,9 @@
 // A read-only memory map of a whole file. Tensors borrow from it through Storage::borrow.
+//
+// Weights stay in their mapped files, so which of their pages are in memory decides a run's footprint. The page
+// functions below act on any live mapping by address (a weight tensor's bytes): drop pages a run has finished with,
+// or read pages in ahead of the step that needs them (graph/weight_streaming.h). Dropped pages are read from the file
+// again on their next use, so dropping is always safe; addresses outside every live mapping are ignored.
 #pragma once
 
 #include <cstddef>
@@ -25,5 +30,16 @@ class MappedFile {
   std::byte* data_;
   size_t size_;
 };
+
+// The bytes of [p, p + n) that lie in a live file mapping (0 when none do).
+size_t file_mapped_bytes(const void* p, size_t n);
+// Lets this process's pages of [p, p + n) go (MADV_DONTNEED: the resident set shrinks at once; the file's pages may
+// stay in the OS cache). Whole pages: a page shared with a neighbouring tensor is read again when that one is used.
+void drop_file_pages(const void* p, size_t n);
+// Reads [p, p + n) in and maps it (MADV_POPULATE_READ; touching each page where the kernel lacks it), blocking until
+// done: the thread that calls it takes the disk reads, not the one that computes next.
+void load_file_pages(const void* p, size_t n);
+// drop_file_pages over every live mapping: between phases of a run whose weights do not all fit its budget.
+void drop_all_file_pages();
 
 }  // namespace ltx

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/mapped_file.h"
 #include "graph/dump.h"
 #include "graph/profile.h"
 
@@ -97,7 +98,9 @@ std::span<const Tensor> Plan::run() {
 
 std::span<const Tensor> Plan::execute() {
   const bool profiling = profile::enabled();
-  for (Step& step : steps_) {
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
+    if (streamer_) streamer_->before_step(s);
     const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
     const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     const StepContext context{
@@ -107,6 +110,7 @@ std::span<const Tensor> Plan::execute() {
       backend_->run(step.program, step.in_tensors, out, context);
     else
       backend_->run(step.op, step.attrs, step.in_tensors, out, context);
+    if (streamer_) streamer_->after_step(s);
     if (profiling)
       profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));
   }
@@ -116,6 +120,24 @@ std::span<const Tensor> Plan::execute() {
     if (any) write_dump();
   }
   return outputs_;
+}
+
+void Plan::set_streaming(const std::optional<StreamingPolicy>& policy) {
+  if (!policy) {
+    streamer_.reset();
+    return;
+  }
+  if (streamer_ && streamer_->policy() == *policy) return;
+  streamer_.reset();  // its read-ahead thread stops before the next one starts
+  streamer_ = std::make_unique<WeightStreamer>(steps_, slots_, *policy);
+}
+
+size_t Plan::mapped_weight_bytes() const {
+  size_t bytes = 0;
+  for (const Slot& slot : slots_)
+    if (slot.kind == Slot::Kind::Constant && slot.tensor.is_contiguous())
+      bytes += file_mapped_bytes(slot.tensor.raw(), dtype_bytes_for(slot.tensor.dtype(), slot.tensor.numel()));
+  return bytes;
 }
 
 void Plan::write_dump() const {

@@ -1,20 +1,22 @@
 // A compiled graph: ordered kernels over one arena whose layout was fixed at compile time. Running a plan again
 // at the same shapes allocates nothing: inputs are bound as views, outputs are views into the arena (valid until
-// the next run). It runs on the backend it was compiled for. A plan compiled with CompileOptions::inputs_in_arena holds its inputs too: each is an arena buffer
-// live from the start of a run to its last use (its space is reused after that), the caller writes it through
-// input(i) and calls run(); peak_bytes() then counts every byte a run holds besides the weights. The matmul
-// kernels' scratch (Backend::scratch_bytes: the GEMM's packed blocks and f32 partials, the conv slabs) is laid out
-// in the arena too, one buffer per step.
+// the next run). It runs on the backend it was compiled for. A plan compiled with CompileOptions::inputs_in_arena holds
+// its inputs too: each is an arena buffer live from the start of a run to its last use (its space is reused after
+// that), the caller writes it through input(i) and calls run(); peak_bytes() then counts every byte a run holds besides
+// the weights. The matmul kernels' scratch (Backend::scratch_bytes: the GEMM's packed blocks and f32 partials, the conv
+// slabs) is laid out in the arena too, one buffer per step.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
 #include "core/tensor.h"
+#include "graph/weight_streaming.h"
 #include "ops/fused.h"
 #include "ops/op.h"
 
@@ -84,6 +86,12 @@ class Plan {
   const PlanStats& stats() const { return stats_; }
   std::string describe() const;  // one line per step, for debugging
   const Backend& backend() const { return *backend_; }
+  // Streams the weights this plan reads from mapped files (graph/weight_streaming.h) from the next run on; nullopt
+  // (the default) leaves their pages to the OS. The same policy again keeps the streamer.
+  void set_streaming(const std::optional<StreamingPolicy>& policy);
+  const WeightStreamer* streamer() const { return streamer_.get(); }
+  // Mapped weight bytes this plan reads (resident or not).
+  size_t mapped_weight_bytes() const;
 
  private:
   friend class PlanBuilder;
@@ -105,6 +113,7 @@ class Plan {
   std::vector<Tensor> outputs_;
   std::string dump_path_;
   PlanStats stats_;
+  std::unique_ptr<WeightStreamer> streamer_;
 };
 
 }  // namespace ltx

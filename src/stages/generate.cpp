@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "core/cpu_time.h"
 #include "core/error.h"
+#include "core/mapped_file.h"
 #include "io/safetensors.h"
 #include "pipeline/finite_check.h"
 #include "pipeline/schedule.h"
@@ -159,6 +161,60 @@ TextContexts load_text_contexts(const std::string& path) {
   return t;
 }
 
+namespace {
+
+// Guidance passes batched into each DiT call (denoise.cpp builds them the same way).
+int64_t guidance_passes(const GenerationSpec& spec) {
+  if (spec.distilled) return 1;
+  const GuiderParams& v = spec.guidance.video;
+  const GuiderParams& a = spec.guidance.audio;
+  return 1 + ((v.needs_uncond() || a.needs_uncond()) ? 1 : 0) + ((v.needs_perturbed() || a.needs_perturbed()) ? 1 : 0) +
+         ((v.needs_isolated() || a.needs_isolated()) ? 1 : 0);
+}
+
+// The run's memory plan (memory_plan.h), before any heavy work; nullopt without a budget.
+std::optional<MemoryPlan> plan_run_memory(const LoadedModels& m, const GenerateRequest& r, const GenerationSpec& spec,
+                                          int64_t items) {
+  if (r.memory_budget_bytes == 0) return std::nullopt;
+  RunShape shape;
+  shape.items = items;
+  shape.passes = guidance_passes(spec);
+  shape.frames = r.frames;
+  shape.height = r.height;
+  shape.width = r.width;
+  shape.fps = r.fps;
+  shape.two_stage = r.two_stage;
+  PhaseWeights weights = m.weight_bytes;
+  if (!r.text_embeddings.empty()) weights.text_encoder = 0;
+  return in_category(ErrorCategory::OutOfMemory,
+                     [&] { return plan_memory(m.models.dit->config(), weights, shape, r.memory_budget_bytes); });
+}
+
+// How a phase's plans hold their mapped weights under the run's plan: nullopt (left to the OS) when everything is
+// resident, else the phase's resident share.
+std::optional<StreamingPolicy> streaming_for(const std::optional<MemoryPlan>& plan, const std::string& phase) {
+  if (!plan || plan->all_resident) return std::nullopt;
+  const PhaseMemory* p = plan->phase(phase);
+  if (p == nullptr || p->streamed_bytes == 0) return std::nullopt;
+  return StreamingPolicy{p->resident_bytes, plan->read_ahead_bytes};
+}
+
+// What the video decode may plan for: the budget less the weights resident while it runs.
+size_t decode_budget(const std::optional<MemoryPlan>& plan, size_t budget) {
+  if (!plan) return budget;
+  size_t held = 0;
+  for (const PhaseMemory& p : plan->phases)
+    if (plan->all_resident || p.name == "decoders") held += p.resident_bytes;
+  return budget > held ? budget - held : 1;
+}
+
+// Between phases of a plan that does not hold every phase's weights: the finished phase's pages go.
+void end_phase(const std::optional<MemoryPlan>& plan) {
+  if (plan && !plan->all_resident) drop_all_file_pages();
+}
+
+}  // namespace
+
 GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressReporter* progress) {
   LTX_CHECK(!r.two_stage || m.upsampler, "generate", "two stages need an upsampler (--upsampler)");
   const ReportTo report_to(m, progress);
@@ -168,6 +224,14 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   AvModels& models = m.models;
   report.model_version = models.model_version;
   const int64_t items = request_items(r);
+  GenerationSpec spec = generation_spec(m, r, items);
+  const std::optional<MemoryPlan> memory = plan_run_memory(m, r, spec, items);
+  if (memory) {
+    report.memory_plan = memory->describe();
+    if (progress) progress->note(report.memory_plan);
+  }
+  models.dit->set_weight_streaming(streaming_for(memory, "transformer"));
+  if (m.encoder) m.encoder->set_weight_streaming(streaming_for(memory, "text encoder"));
   TextContexts text;
   if (!r.text_embeddings.empty()) {
     text = in_category(ErrorCategory::InvalidRequest, [&] {
@@ -179,9 +243,9 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
     report.negative_prompt = r.negative_prompt.value_or(default_negative_prompt());
     text = encode_prompts(*m.encoder, r, report.negative_prompt, items);
     clock.stop();
+    end_phase(memory);
   }
 
-  GenerationSpec spec = generation_spec(m, r, items);
   report.steps = spec.steps;
   report.guidance = spec.guidance;
   TorchGenerator generator(r.seed);
@@ -204,12 +268,13 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
                                   : run_one_stage(*models.dit, spec, text, noise, steps);
   text = {};  // the contexts are not needed past the loops
   clock.stop();
+  end_phase(memory);
 
   clock.start("decode");
   progress_add_steps(progress, 3);
   // No strategy within the budget is an OutOfMemory error (video_vae_plan.cpp).
   const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype,
-                                    r.memory_budget_bytes, &report.decode_strategy);
+                                    decode_budget(memory, r.memory_budget_bytes), &report.decode_strategy);
   check_finite(video, "decode", "the decoded video", "after the video VAE");
   progress_step(progress);
   const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);

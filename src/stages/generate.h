@@ -41,8 +41,8 @@ struct GenerateRequest {
   GuiderOverrides video_guidance, audio_guidance;
   std::string replay_noise;   // a recording (NoiseRecorder::save) to draw every noise tensor from
   bool record_noise = false;  // keep every noise tensor drawn in GenerateReport::noise
-  // What the video decode may plan for beyond the resident weights (video_vae_plan.h picks whole / split batch /
-  // temporal chunks / spatial tiles); 0 decodes whole, unplanned.
+  // The run's memory budget (stages/memory_plan.h: phases, resident and streamed weights; the video decode's
+  // strategy, video_vae_plan.h); 0: no plan, the weights left to the OS and the decode whole.
   size_t memory_budget_bytes = 0;
 };
 
@@ -63,6 +63,7 @@ struct GenerateReport {
   int steps = 0;
   AvGuidance guidance;
   std::string decode_strategy;  // the video decode's strategy and planned peak (DecodeStrategy::describe)
+  std::string memory_plan;      // the run's memory plan (MemoryPlan::describe); empty without a budget
   // Every noise tensor the run drew, in order (noise.0000, ...), as one batch drew them; when record_noise.
   std::vector<std::pair<std::string, Tensor>> noise;
 };

@@ -1,5 +1,6 @@
 #include "stages/loaded_models.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <future>
 
@@ -56,6 +57,44 @@ void check_dit_fits(const ltxm::DitCheckpoint& dit, const AvModels& models, cons
             "the DiT of ", f.dit, " takes ", dit.config.in_channels, " video and ", dit.config.audio_in_channels,
             " audio latent channels but ", f.checkpoint, " makes ", vae_channels, " and ", own.audio_in_channels,
             ": --dit and --checkpoint must be the same model");
+}
+
+// Stored bytes of the tensors under `prefix`, except those under any of `except`.
+size_t stored_bytes(const WeightSource& w, const std::string& prefix, std::initializer_list<std::string> except = {}) {
+  size_t bytes = 0;
+  for (const std::string& n : w.names()) {
+    if (n.rfind(prefix, 0) != 0) continue;
+    if (std::any_of(except.begin(), except.end(), [&](const std::string& e) { return n.rfind(e, 0) == 0; })) continue;
+    bytes += dtype_bytes_for(w.dtype(n), w.shape(n).numel());
+  }
+  return bytes;
+}
+
+size_t file_bytes(const std::string& path) {
+  if (!fs::is_directory(path)) return static_cast<size_t>(fs::file_size(path));
+  size_t bytes = 0;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file() && e.path().extension() == ".safetensors") bytes += static_cast<size_t>(e.file_size());
+  return bytes;
+}
+
+PhaseWeights phase_weights(const LoadedModels& m, const WeightSource& dit_weights, const std::string& dit_root) {
+  const std::string connectors = dit_root + "video_embeddings_connector.",
+                    audio_connector = dit_root + "audio_embeddings_connector.",
+                    connector = dit_root + "embeddings_connector.";
+  PhaseWeights w;
+  w.transformer = stored_bytes(dit_weights, dit_root, {connectors, audio_connector, connector});
+  w.decoders = stored_bytes(*m.checkpoint, "vae.") + stored_bytes(*m.checkpoint, "audio_vae.") +
+               stored_bytes(*m.checkpoint, "vocoder.");
+  if (!m.files.upsampler.empty()) w.upsampler = file_bytes(m.files.upsampler);
+  if (m.encoder) {
+    w.text_encoder = file_bytes(m.files.text_encoder) + stored_bytes(*m.checkpoint, "text_embedding_projection.") +
+                     stored_bytes(*m.checkpoint, connectors) + stored_bytes(*m.checkpoint, audio_connector) +
+                     stored_bytes(*m.checkpoint, connector);
+    const gemma3::Config& c = m.encoder->model().config();
+    w.text_bytes_per_token = static_cast<size_t>(c.n_hidden_states() * c.hidden_size * 4 + 3 * c.intermediate_size * 2);
+  }
+  return w;
 }
 
 }  // namespace
@@ -128,6 +167,7 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   if (!f.text_encoder.empty())
     m->encoder = PromptEncoder::load(f.text_encoder, std::move(tokenizer), m->checkpoint,
                                      m->models.config.at("transformer"), f.compute, prepared_cache_dir());
+  m->weight_bytes = phase_weights(*m, *dit_weights, dit_root);
   m->progress = nullptr;  // each call sets its own
   return m;
 }

@@ -13,6 +13,7 @@
 #include "models/ltx/upsampler/upsampler.h"
 #include "stages/av_models.h"
 #include "stages/lora_weights.h"
+#include "stages/memory_plan.h"
 #include "stages/progress.h"
 #include "stages/text_encoder.h"
 
@@ -45,6 +46,7 @@ struct LoadedModels {
   std::optional<upsampler::LatentUpsampler> upsampler;
   std::unique_ptr<PromptEncoder> encoder;  // null without a text encoder
   std::unique_ptr<LoraWeights> lora;       // after `models`: it refers to their DiT; null without LoRAs
+  PhaseWeights weight_bytes;               // what each phase of a run reads from the files (memory_plan.h)
   ProgressReporter* progress = nullptr;    // the current call's, for the LoRA fusion lines
 };
 

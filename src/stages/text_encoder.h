@@ -64,6 +64,8 @@ class PromptEncoder {
 
   int64_t max_length() const { return max_length_; }
   const gemma3::Model& model() const { return model_; }
+  // How Gemma's calls hold its mapped weights (graph/weight_streaming.h); nullopt leaves them to the OS.
+  void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { model_.set_weight_streaming(policy); }
   const PlanCache& plans() const { return plans_; }  // the feature extractor + connectors plans
 
  private:

@@ -211,6 +211,7 @@ Output Model::run(const std::vector<int64_t>& id, const std::vector<int64_t>& po
   const Tables global = rope_tables(pos, b, t, config_.head_dim, config_.rope_theta, config_.rope_linear_factor);
   const Tensor ids64 = Tensor::from_ints(DType::I64, {b, t}, id);
   Plan& plan = plans_.get(g);
+  plan.set_streaming(streaming_);
   const std::span<const Tensor> outs =
       plan.run({ids64, local.cos, local.sin, attention_mask(pos, ok, segment, b, t, config_.sliding_window), global.cos,
                 global.sin, attention_mask(pos, ok, segment, b, t, 0)});

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class Model {
 
   const Config& config() const { return config_; }
   const PlanCache& plans() const { return plans_; }
+  // How calls hold the weights mapped from the file (graph/weight_streaming.h); nullopt leaves them to the OS.
+  void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { streaming_ = policy; }
 
  private:
   // The forward on flat [b, t] token data; `segment` separates prompts packed into one row (see forward).
@@ -61,6 +64,7 @@ class Model {
   Weights weights_;
   DType compute_;
   PlanCache plans_;
+  std::optional<StreamingPolicy> streaming_;
 };
 
 }  // namespace ltx::gemma3

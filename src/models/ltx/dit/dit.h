@@ -89,18 +89,26 @@ class Dit {
   // The weights to change in place (LoRA fusion, lora_fuse.h). Drops the cached plans: they bind the old weights.
   DitWeights& weights_for_update() {
     plans_.clear();
+    last_streamer_ = nullptr;
     return weights_;
   }
   const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
   // The last call's plan: its arena holds the call's inputs too (latents, contexts, RoPE tables, timestep rows;
   // stats.input_bytes of stats.arena_bytes), so stats.arena_bytes is all the activation memory a call holds.
   const PlanStats& last_plan_stats() const { return last_plan_stats_; }
+  // How calls hold the weights the checkpoint maps (graph/weight_streaming.h): nullopt leaves them to the OS (all
+  // resident when memory allows); a policy keeps its first resident_bytes and streams the rest block by block.
+  void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { streaming_ = policy; }
+  // The last call's plan's streamer (null when not streaming): its resident and streamed bytes.
+  const WeightStreamer* last_streamer() const { return last_streamer_; }
 
  private:
   DitConfig config_;
   DitWeights weights_;
   PlanCache plans_;
   PlanStats last_plan_stats_;
+  std::optional<StreamingPolicy> streaming_;
+  const WeightStreamer* last_streamer_ = nullptr;
 };
 
 }  // namespace ltx::ltxm

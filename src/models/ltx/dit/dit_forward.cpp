@@ -357,6 +357,8 @@ DitOutput Dit::run(const DitCall& call, bool collect_intermediates) {
   options.inputs_in_arena = true;
   Plan& plan = plans_.get(g, options);
   last_plan_stats_ = plan.stats();
+  plan.set_streaming(streaming_);
+  last_streamer_ = plan.streamer();
   feed.write(plan);
   if (collect_intermediates)  // before the run: an input's slot is reused after its last reader
     for (const auto& [name, i] : feed.taps) out.intermediates[name] = plan.input(i).clone();

@@ -1,0 +1,94 @@
+#include "graph/weight_streaming.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/mapped_file.h"
+#include "graph/plan.h"
+
+namespace ltx {
+
+WeightStreamer::WeightStreamer(std::span<const Step> steps, std::span<const Slot> slots, const StreamingPolicy& policy)
+    : policy_(policy), drops_(steps.size()) {
+  // Each mapped constant's first and last reading step, in the order of first reads.
+  std::map<int, std::pair<size_t, size_t>> uses;  // slot -> (first, last)
+  std::vector<int> order;
+  for (size_t s = 0; s < steps.size(); ++s)
+    for (const int i : steps[s].in_slots) {
+      const Slot& slot = slots[static_cast<size_t>(i)];
+      if (slot.kind != Slot::Kind::Constant || !slot.tensor.is_contiguous()) continue;
+      auto [it, fresh] = uses.try_emplace(i, s, s);
+      if (fresh) order.push_back(i);
+      it->second.second = s;
+    }
+  for (const int i : order) {
+    const Tensor& t = slots[static_cast<size_t>(i)].tensor;
+    const size_t bytes = dtype_bytes_for(t.dtype(), t.numel());
+    if (file_mapped_bytes(t.raw(), bytes) != bytes) continue;
+    const auto [first, last] = uses.at(i);
+    if (resident_bytes_ + bytes <= policy_.resident_bytes) {
+      resident_bytes_ += bytes;
+      continue;
+    }
+    streamed_bytes_ += bytes;
+    drops_[last].push_back(streamed_.size());
+    streamed_.push_back({t.raw(), bytes, first, last});
+  }
+  if (!streamed_.empty()) reader_ = std::thread([this] { read_ahead_loop(); });
+}
+
+WeightStreamer::~WeightStreamer() {
+  if (!reader_.joinable()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  reader_.join();
+}
+
+void WeightStreamer::before_step(size_t s) {
+  if (streamed_.empty()) return;
+  // Regions first read from step s onward, up to read_ahead_bytes of them; a new run starts over at step 0.
+  size_t from = 0;
+  while (from < streamed_.size() && streamed_[from].first_step < s) ++from;
+  size_t until = from, bytes = 0;
+  while (until < streamed_.size() && (until == from || bytes + streamed_[until].bytes <= policy_.read_ahead_bytes))
+    bytes += streamed_[until++].bytes;
+  {
+    const std::lock_guard lock(mutex_);
+    if (s == 0) next_load_ = 0;
+    next_load_ = std::max(next_load_, from);
+    load_until_ = until;
+  }
+  wake_.notify_all();
+}
+
+void WeightStreamer::after_step(size_t s) {
+  if (drops_[s].empty()) return;
+  {
+    // A region the reader has not reached is skipped; one it is reading is waited for, so that no page it maps
+    // after this drop stays in memory.
+    std::unique_lock lock(mutex_);
+    for (const size_t r : drops_[s]) next_load_ = std::max(next_load_, r + 1);
+    loaded_.wait(lock, [&] { return std::find(drops_[s].begin(), drops_[s].end(), loading_) == drops_[s].end(); });
+  }
+  for (const size_t r : drops_[s]) drop_file_pages(streamed_[r].data, streamed_[r].bytes);
+}
+
+void WeightStreamer::read_ahead_loop() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stop_ || next_load_ < load_until_; });
+    if (stop_) return;
+    loading_ = next_load_++;
+    const Region r = streamed_[loading_];
+    lock.unlock();
+    load_file_pages(r.data, r.bytes);
+    lock.lock();
+    loading_ = kNone;
+    loaded_.notify_all();
+  }
+}
+
+}  // namespace ltx

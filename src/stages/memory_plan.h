@@ -1,0 +1,72 @@
+// The whole run's memory, planned before any heavy work. A generation runs in phases (text encoder, transformer,
+// upsampler, decoders) whose weights stay in their mapped files; the plan decides, against the budget (default:
+// MemAvailable), whether all phases' weights stay resident, or each phase's pages are dropped before the next, and
+// within a phase how much of its weights stays resident while the rest streams block by block from the file
+// (graph/weight_streaming.h). A request whose smallest plan does not fit is refused at once, naming the memory it
+// would need and the largest size that fits.
+//
+// Activations are estimated here from the shapes (the DiT's per-token working set, the decoded video); the compiled
+// plans know their exact peaks, and the streamed phases size their resident share with them (stages/generate.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/ltx/dit/dit_config.h"
+
+namespace ltx::stages {
+
+// Weight bytes each phase reads from its files, and the text encoder's activation bytes per prompt token (its
+// hidden states, all layers, plus a layer's working set).
+struct PhaseWeights {
+  size_t text_encoder = 0, transformer = 0, upsampler = 0, decoders = 0;
+  size_t text_bytes_per_token = 0;
+};
+
+// What a request asks for, in the terms memory depends on.
+struct RunShape {
+  int64_t items = 1;   // generations in the batch
+  int64_t passes = 1;  // guidance passes batched into one DiT call (cond, uncond, perturbed, isolated)
+  int64_t frames = 121, height = 512, width = 768;
+  double fps = 24.0;
+  bool two_stage = false;
+  int64_t prompt_tokens = 1024;  // Gemma's longest real prompt length (1024 when unknown)
+};
+
+struct PhaseMemory {
+  std::string name;
+  size_t weight_bytes = 0;      // the phase's weights
+  size_t activation_bytes = 0;  // its activation peak (estimated)
+  size_t resident_bytes = 0;    // weights kept in memory through the phase
+  size_t streamed_bytes = 0;    // weights read from the file on every call (the rest)
+};
+
+struct MemoryPlan {
+  size_t budget_bytes = 0;
+  bool all_resident = true;     // every phase's weights stay; false: each phase's pages go before the next
+  size_t read_ahead_bytes = 0;  // streamed phases read this far ahead of the step that needs the bytes
+  std::vector<PhaseMemory> phases;
+  size_t peak_bytes() const;     // the largest phase's (or all weights + the largest activations)
+  std::string describe() const;  // one line per phase
+  const PhaseMemory* phase(const std::string& name) const;
+};
+
+// The read-ahead a streamed phase uses (and the least memory it needs beyond its activations).
+inline constexpr size_t kStreamReadAheadBytes = size_t{1} << 30;
+
+// The DiT's activation peak for one call at this shape, estimated from its working set per token (the residual
+// stream in f32; norms, projections, attention and feed-forward in bf16; RoPE tables), the text context and the
+// latents.
+size_t estimate_dit_activation_bytes(const ltxm::DitConfig& dit, const RunShape& shape);
+// The decoders' least activation memory: the decoded video in f32 (a tiled decode still returns the whole video)
+// plus its 8-bit frames, and the waveform.
+size_t estimate_decode_activation_bytes(const RunShape& shape);
+
+// Plans the run; throws ltx::Error (OutOfMemory category at the API) when even the all-streaming plan exceeds the
+// budget, naming what it needs and the largest width x height (same aspect and frames) that fits.
+MemoryPlan plan_memory(const ltxm::DitConfig& dit, const PhaseWeights& weights, const RunShape& shape,
+                       size_t budget_bytes);
+
+}  // namespace ltx::stages
