@@ -233,6 +233,12 @@ std::string ggml_type_name(uint32_t ggml_type) {
   return t ? std::string(t->name) : "type " + std::to_string(ggml_type);
 }
 
+std::optional<uint32_t> ggml_type_of(DType t) {
+  for (const auto& g : kGGMLTypes)
+    if (g.dtype == t) return g.id;
+  return std::nullopt;
+}
+
 std::shared_ptr<const GGUFFile> GGUFFile::open_shared(const std::string& path) {
   struct Entry {
     std::filesystem::file_time_type time;

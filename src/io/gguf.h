@@ -28,6 +28,9 @@ struct GGUFTensorInfo {
 
 // The ggml type's name ("q4_k", "q5_0", ...) or "type <id>" when unknown.
 std::string ggml_type_name(uint32_t ggml_type);
+// The ggml type id that stores `t` in a GGUF file (f32 0, q8_0 8, bf16 30, ...); empty for dtypes GGUF has no
+// type ltx reads for (i32, fp8, ...).
+std::optional<uint32_t> ggml_type_of(DType t);
 
 class GGUFFile {
  public:

@@ -1,4 +1,4 @@
-// The engine's config readers on the published full-size configs (tests/golden/layouts/, made by the reference on
+// The engine's config readers on the published full-size configs (src/synth/layouts/, made by the reference on
 // torch's meta device): each `config` the official files carry parses, and the shapes it implies for anchor tensors
 // (the DiT's widths and depth, the connectors, the upsampler's first conv) are the shapes the published files hold.
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@ struct Layout {
 };
 
 Layout load_layout(const std::string& name) {
-  std::ifstream in(std::string(LTX_SOURCE_DIR) + "/tests/golden/layouts/" + name + ".json");
+  std::ifstream in(std::string(LTX_SOURCE_DIR) + "/src/synth/layouts/" + name + ".json");
   EXPECT_TRUE(in.good()) << name;
   const nlohmann::json j = nlohmann::json::parse(in);
   Layout l{j.at("metadata"), {}};

@@ -19,15 +19,18 @@ std::span<const Command> commands();
 
 int inspect(Args args);    // inspect.cpp
 int compare(Args args);    // compare.cpp
-int bench(Args args);      // bench.cpp: --dit-slice or --vae-decode
+int bench(Args args);      // bench.cpp: --dit-slice, --vae-decode or --matmul
 int selfcheck(Args args);  // selfcheck.cpp
 int verify(Args args);     // verify.cpp
 int encode(Args args);     // encode.cpp
 int generate(Args args);   // generate.cpp
 int tokenize(Args args);   // tokenize.cpp
+int synth(Args args);      // synth.cpp
 
 // bench_dit_slice.cpp: `ltx bench --dit-slice`, reached through bench().
 int bench_dit_slice(Args args);
+// bench_matmul.cpp: `ltx bench --matmul`, reached through bench().
+int bench_matmul(Args args);
 // bench_vae_decode.cpp: `ltx bench --vae-decode`, reached through bench().
 int bench_vae_decode(Args args);
 

@@ -31,7 +31,7 @@ if [ "$#" -eq 0 ]; then
   diff -r "$repo/tests/data/noise" "$tmp/noise" || status=1
   diff -r "$repo/tests/data/dit_formats" "$tmp/dit_formats" || status=1
   diff -r "$repo/tests/data/lora" "$tmp/lora" || status=1
-  diff -r -x README.md "$repo/tests/golden/layouts" "$tmp/layouts" || status=1
+  diff -r -x README.md "$repo/src/synth/layouts" "$tmp/layouts" || status=1
 fi
 if [ "$status" -ne 0 ]; then
   echo "check_goldens: regenerated goldens differ from tests/golden (see above)" >&2

@@ -1,4 +1,4 @@
-"""Golden layout files (tests/golden/layouts/<name>.json): every tensor name, shape and dtype of the published
+"""Golden layout files (src/synth/layouts/<name>.json): every tensor name, shape and dtype of the published
 checkpoints, taken from the reference itself without loading or downloading any weights.
 
 How: each official module is built at its full published config on torch's meta device with the official
@@ -42,7 +42,7 @@ from published_configs import LTX23_VOCODER, TRANSFORMER_CHECKED  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "tools/reference/make_layouts.py"
-DEFAULT_OUT = REPO / "tests/golden/layouts"
+DEFAULT_OUT = REPO / "src/synth/layouts"
 FILE_DTYPE = "BF16"  # see the module docstring
 
 

@@ -1,0 +1,88 @@
+// The run's memory plan (stages/memory_plan.h) at the published LTX-2.3 size: all resident when the budget holds
+// every phase, the transformer streamed under a budget below its weights, and a request no plan fits refused with
+// what it needs and the largest size that fits.
+#include "stages/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/error.h"
+#include "nlohmann/json.hpp"
+
+namespace ltx::stages {
+namespace {
+
+constexpr size_t kGiB = size_t{1} << 30;
+
+ltxm::DitConfig published_dit() {
+  std::ifstream in(std::string(LTX_SOURCE_DIR) + "/src/synth/layouts/ltx-2.3-22b.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  return ltxm::DitConfig::from_metadata(j.at("metadata").at("config").at("transformer"),
+                                        ltxm::DitModelType::AudioVideo);
+}
+
+// The fp8 checkpoint and a Gemma Q4_K_M (sizes users report: ~22 GB transformer, ~7 GB Gemma).
+PhaseWeights fp8_weights() {
+  PhaseWeights w;
+  w.text_encoder = 7 * kGiB;
+  w.transformer = 22 * kGiB;
+  w.decoders = kGiB;
+  w.upsampler = kGiB;
+  w.text_bytes_per_token = 49 * 3840 * 4 + 3 * 15360 * 2;
+  return w;
+}
+
+RunShape shape(int64_t w, int64_t h, int64_t f) {
+  RunShape s;
+  s.width = w;
+  s.height = h;
+  s.frames = f;
+  s.passes = 1;
+  return s;
+}
+
+TEST(MemoryPlan, EverythingResidentWhenTheBudgetHoldsIt) {
+  const MemoryPlan p = plan_memory(published_dit(), fp8_weights(), shape(768, 512, 25), 64 * kGiB);
+  EXPECT_TRUE(p.all_resident);
+  for (const PhaseMemory& phase : p.phases) EXPECT_EQ(phase.streamed_bytes, 0u) << phase.name;
+  EXPECT_GE(p.peak_bytes(), 30 * kGiB);
+  EXPECT_LE(p.peak_bytes(), 64 * kGiB);
+}
+
+TEST(MemoryPlan, TheTransformerStreamsUnderABudgetBelowItsWeights) {
+  const MemoryPlan p = plan_memory(published_dit(), fp8_weights(), shape(768, 512, 25), 12 * kGiB);
+  EXPECT_FALSE(p.all_resident);
+  const PhaseMemory* dit = p.phase("transformer");
+  ASSERT_NE(dit, nullptr);
+  EXPECT_GT(dit->streamed_bytes, 10 * kGiB);
+  EXPECT_EQ(dit->resident_bytes + dit->streamed_bytes, 22 * kGiB);
+  EXPECT_EQ(p.phase("text encoder")->streamed_bytes, 0u);  // 7 GiB fits on its own
+  EXPECT_LE(p.peak_bytes(), 12 * kGiB);
+  EXPECT_NE(p.describe().find("streamed"), std::string::npos);
+}
+
+TEST(MemoryPlan, ActivationsGrowWithTheRequest) {
+  const ltxm::DitConfig dit = published_dit();
+  const size_t small = estimate_dit_activation_bytes(dit, shape(384, 256, 9));
+  const size_t large = estimate_dit_activation_bytes(dit, shape(768, 512, 121));
+  EXPECT_GT(large, 4 * small);  // 32x the video tokens, over a fixed part (contexts, scratch)
+  RunShape guided = shape(768, 512, 121);
+  guided.passes = 3;
+  EXPECT_GT(estimate_dit_activation_bytes(dit, guided), 2 * large);
+}
+
+TEST(MemoryPlan, ARequestNoPlanFitsIsRefusedWithTheSizeThatFits) {
+  try {
+    plan_memory(published_dit(), fp8_weights(), shape(100032, 100032, 121), 20 * kGiB);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("100032x100032x121 needs at least"), std::string::npos) << m;
+    EXPECT_NE(m.find("the largest size that fits: "), std::string::npos) << m;
+    EXPECT_EQ(m.find("fits: none"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace ltx::stages
