@@ -1,17 +1,36 @@
-// `ltx bench --dit-slice DIR ...` and `ltx bench --vae-decode DIR ...`: our side of the model benchmarks, run
-// through the models as generate runs them. The kernel table (ours beside oneDNN) is bench/kernels (bench_kernels).
+// `ltx bench --dit-slice DIR ...`, `ltx bench --vae-decode DIR ...` and `ltx bench --matmul ...`: our side of the
+// model benchmarks, run through the models as generate runs them, and the transformer's Linear shapes per weight
+// type. The kernel table (ours beside oneDNN) is bench/kernels (bench_kernels).
+#include <cstdio>
 #include <string_view>
 
 #include "commands.h"
 #include "core/error.h"
 
 namespace ltx::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ltx bench --dit-slice DIR [--reps N]\n"
+    "       ltx bench --vae-decode DIR {video|vocoder} ...\n"
+    "       ltx bench --matmul [--m LIST] [--types LIST] [--shapes video|audio|all] [--repeat N] [--threads N]\n"
+    "  --matmul: x [1, M, K] bf16 times the LTX-2.3 22B transformer's Linear weights [N, K] through a compiled plan,\n"
+    "  per weight type (bf16, f8_e4m3, q8_0, q4_k): median ms, GFLOP/s, ratio to bf16, weight bytes\n"
+    "  (defaults: --m 192,1536 --types bf16,f8_e4m3,q8_0,q4_k --shapes video --repeat 3)\n"
+    "The kernel table (ours beside oneDNN) is build/bench/bench_kernels [--quick].";
+
+}  // namespace
 
 int bench(Args args) {
-  if (!args.empty() && std::string_view(args[0]) == "--dit-slice") return bench_dit_slice(args.subspan(1));
-  if (!args.empty() && std::string_view(args[0]) == "--vae-decode") return bench_vae_decode(args.subspan(1));
-  fail("bench", "usage: ltx bench --dit-slice DIR [--reps N] | ltx bench --vae-decode DIR {video|vocoder} ... (the "
-                "kernel table is build/bench_kernels [--quick])");
+  const std::string_view mode = args.empty() ? std::string_view() : std::string_view(args[0]);
+  if (mode == "--dit-slice") return bench_dit_slice(args.subspan(1));
+  if (mode == "--vae-decode") return bench_vae_decode(args.subspan(1));
+  if (mode == "--matmul") return bench_matmul(args.subspan(1));
+  if (mode == "--help" || mode == "-h") {
+    std::printf("%s\n", kUsage);
+    return 0;
+  }
+  fail("bench", kUsage);
 }
 
 }  // namespace ltx::cli
