@@ -31,4 +31,17 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+size_t resident_anonymous_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with("RssAnon:")) continue;
+    std::istringstream fields(line.substr(8));
+    uint64_t kib = 0;
+    fields >> kib;
+    return fields.fail() ? 0 : static_cast<size_t>(kib) * 1024;
+  }
+  return 0;
+}
+
 }  // namespace ltx

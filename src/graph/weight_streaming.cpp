@@ -26,15 +26,12 @@ WeightStreamer::WeightStreamer(std::span<const Step> steps, std::span<const Slot
     const size_t bytes = dtype_bytes_for(t.dtype(), t.numel());
     if (file_mapped_bytes(t.raw(), bytes) != bytes) continue;
     const auto [first, last] = uses.at(i);
-    if (resident_bytes_ + bytes <= policy_.resident_bytes) {
-      resident_bytes_ += bytes;
-      continue;
-    }
-    streamed_bytes_ += bytes;
-    drops_[last].push_back(streamed_.size());
-    streamed_.push_back({t.raw(), bytes, first, last});
+    const bool resident = resident_bytes_ + bytes <= policy_.resident_bytes;
+    (resident ? resident_bytes_ : streamed_bytes_) += bytes;
+    if (!resident) drops_[last].push_back(regions_.size());
+    regions_.push_back({t.raw(), bytes, first, last, resident});
   }
-  if (!streamed_.empty()) reader_ = std::thread([this] { read_ahead_loop(); });
+  if (!regions_.empty()) reader_ = std::thread([this] { read_ahead_loop(); });
 }
 
 WeightStreamer::~WeightStreamer() {
@@ -48,19 +45,22 @@ WeightStreamer::~WeightStreamer() {
 }
 
 void WeightStreamer::before_step(size_t s) {
-  if (streamed_.empty()) return;
+  if (regions_.empty()) return;
   // Regions first read from step s onward, up to read_ahead_bytes of them; a new run starts over at step 0.
   size_t from = 0;
-  while (from < streamed_.size() && streamed_[from].first_step < s) ++from;
-  size_t until = from, bytes = 0;
-  while (until < streamed_.size() && (until == from || bytes + streamed_[until].bytes <= policy_.read_ahead_bytes))
-    bytes += streamed_[until++].bytes;
-  {
-    const std::lock_guard lock(mutex_);
-    if (s == 0) next_load_ = 0;
-    next_load_ = std::max(next_load_, from);
-    load_until_ = until;
+  while (from < regions_.size() && regions_[from].first_step < s) ++from;
+  const std::lock_guard lock(mutex_);
+  if (s == 0) {
+    first_run_ = runs_++ == 0;
+    next_load_ = 0;
   }
+  // What the reader will load: streamed regions, and resident ones on the first run.
+  const auto loaded = [&](const Region& r) { return r.resident && !first_run_ ? size_t{0} : r.bytes; };
+  size_t until = from, bytes = 0;
+  while (until < regions_.size() && (until == from || bytes + loaded(regions_[until]) <= policy_.read_ahead_bytes))
+    bytes += loaded(regions_[until++]);
+  next_load_ = std::max(next_load_, from);
+  load_until_ = until;
   wake_.notify_all();
 }
 
@@ -73,7 +73,7 @@ void WeightStreamer::after_step(size_t s) {
     for (const size_t r : drops_[s]) next_load_ = std::max(next_load_, r + 1);
     loaded_.wait(lock, [&] { return std::find(drops_[s].begin(), drops_[s].end(), loading_) == drops_[s].end(); });
   }
-  for (const size_t r : drops_[s]) drop_file_pages(streamed_[r].data, streamed_[r].bytes);
+  for (const size_t r : drops_[s]) drop_file_pages(regions_[r].data, regions_[r].bytes);
 }
 
 void WeightStreamer::read_ahead_loop() {
@@ -82,9 +82,11 @@ void WeightStreamer::read_ahead_loop() {
     wake_.wait(lock, [&] { return stop_ || next_load_ < load_until_; });
     if (stop_) return;
     loading_ = next_load_++;
-    const Region r = streamed_[loading_];
+    const Region r = regions_[loading_];
+    // Resident regions are read ahead on the first run only (after it their pages stay); streamed ones every run.
+    const bool load = !r.resident || first_run_;
     lock.unlock();
-    load_file_pages(r.data, r.bytes);
+    if (load) load_file_pages(r.data, r.bytes);
     lock.lock();
     loading_ = kNone;
     loaded_.notify_all();

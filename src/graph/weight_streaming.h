@@ -45,15 +45,18 @@ class WeightStreamer {
     const void* data;
     size_t bytes;
     size_t first_step, last_step;
+    bool resident;  // kept after its last step (read ahead on the first run only)
   };
   void read_ahead_loop();
 
   StreamingPolicy policy_;
-  std::vector<Region> streamed_;            // by first_step
+  std::vector<Region> regions_;             // every mapped weight region, by first_step
   std::vector<std::vector<size_t>> drops_;  // per step: the streamed regions whose last reader it is
   size_t resident_bytes_ = 0, streamed_bytes_ = 0;
+  size_t runs_ = 0;         // runs begun (guarded by mutex_, like first_run_)
+  bool first_run_ = true;
 
-  // The read-ahead thread loads streamed_[next_load_] onward while it is below `load_until_` (a region index).
+  // The read-ahead thread loads regions_[next_load_] onward while it is below `load_until_` (a region index).
   static constexpr size_t kNone = SIZE_MAX;
   std::mutex mutex_;
   std::condition_variable wake_, loaded_;

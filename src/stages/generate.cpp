@@ -8,6 +8,7 @@
 #include "core/cpu_time.h"
 #include "core/error.h"
 #include "core/mapped_file.h"
+#include "core/system_memory.h"
 #include "io/safetensors.h"
 #include "pipeline/finite_check.h"
 #include "pipeline/schedule.h"
@@ -185,17 +186,18 @@ std::optional<MemoryPlan> plan_run_memory(const LoadedModels& m, const GenerateR
   shape.fps = r.fps;
   shape.two_stage = r.two_stage;
   PhaseWeights weights = m.weight_bytes;
+  weights.held_bytes = resident_anonymous_bytes();
   if (!r.text_embeddings.empty()) weights.text_encoder = 0;
   return in_category(ErrorCategory::OutOfMemory,
                      [&] { return plan_memory(m.models.dit->config(), weights, shape, r.memory_budget_bytes); });
 }
 
-// How a phase's plans hold their mapped weights under the run's plan: nullopt (left to the OS) when everything is
-// resident, else the phase's resident share.
+// How a phase's plans hold their mapped weights under the run's plan: its resident share, the rest streamed (a
+// resident phase keeps all, read ahead on its first call); nullopt (left to the OS) without a plan.
 std::optional<StreamingPolicy> streaming_for(const std::optional<MemoryPlan>& plan, const std::string& phase) {
-  if (!plan || plan->all_resident) return std::nullopt;
+  if (!plan) return std::nullopt;
   const PhaseMemory* p = plan->phase(phase);
-  if (p == nullptr || p->streamed_bytes == 0) return std::nullopt;
+  if (p == nullptr || p->streamed_bytes == 0) return StreamingPolicy{SIZE_MAX, kStreamReadAheadBytes};
   return StreamingPolicy{p->resident_bytes, plan->read_ahead_bytes};
 }
 

@@ -46,6 +46,9 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
   Need need;
   MemoryPlan& plan = need.plan;
   plan.budget_bytes = budget;
+  plan.held_bytes = w.held_bytes;
+  need.least = w.held_bytes;
+  budget = budget > w.held_bytes ? budget - w.held_bytes : 0;  // what the phases may use
   const std::pair<const char*, size_t> phases[] = {{"text encoder", w.text_encoder},
                                                    {"transformer", w.transformer},
                                                    {"upsampler", s.two_stage ? w.upsampler : 0},
@@ -68,19 +71,23 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
     const size_t resident_need = p.weight_bytes + p.activation_bytes;
     if (plan.all_resident || resident_need <= budget || !streams) {
       p.resident_bytes = p.weight_bytes;
-      need.least = std::max(need.least, resident_need);
+      need.least = std::max(need.least, w.held_bytes + resident_need);
       continue;
     }
-    plan.read_ahead_bytes = kStreamReadAheadBytes;
-    const size_t fixed = p.activation_bytes + kStreamReadAheadBytes;
+    plan.read_ahead_bytes = stream_read_ahead_bytes(budget);
+    const size_t fixed = p.activation_bytes + plan.read_ahead_bytes;
     p.resident_bytes = budget > fixed ? std::min(p.weight_bytes, budget - fixed) : 0;
     p.streamed_bytes = p.weight_bytes - p.resident_bytes;
-    need.least = std::max(need.least, fixed);
+    need.least = std::max(need.least, w.held_bytes + fixed);
   }
   return need;
 }
 
 }  // namespace
+
+size_t stream_read_ahead_bytes(size_t budget) {
+  return std::clamp(budget / 16, size_t{16} << 20, kStreamReadAheadBytes);
+}
 
 size_t estimate_dit_activation_bytes(const ltxm::DitConfig& dit, const RunShape& s) {
   const int64_t b = s.items * s.passes;
@@ -93,13 +100,13 @@ size_t estimate_dit_activation_bytes(const ltxm::DitConfig& dit, const RunShape&
   // The text contexts (f32) and one block's cross-attention keys and values (bf16), per stream.
   const auto context = static_cast<size_t>(b * 1024);
   bytes += context * static_cast<size_t>(dit.inner() + dit.audio_inner()) * (4 + 2 * 2);
-  return bytes + (size_t{256} << 20);  // kernel scratch, modulation tables, latents
+  return bytes + (size_t{16} << 20);  // kernel scratch, modulation tables, latents
 }
 
 size_t estimate_decode_activation_bytes(const RunShape& s) {
   const auto pixels = static_cast<size_t>(s.items * s.frames * s.height * s.width);
   const auto samples = static_cast<size_t>(static_cast<double>(s.items * s.frames) / s.fps * 48000.0);
-  return pixels * 3 * (4 + 1) + samples * 2 * 4 * 4 + (size_t{512} << 20);
+  return pixels * 3 * (4 + 1) + samples * 2 * 4 * 4 + (size_t{16} << 20);
 }
 
 size_t MemoryPlan::peak_bytes() const {
@@ -109,11 +116,12 @@ size_t MemoryPlan::peak_bytes() const {
       weights += p.weight_bytes;
       activations = std::max(activations, p.activation_bytes);
     }
-    return weights + activations;
+    return held_bytes + weights + activations;
   }
-  size_t peak = 0;
+  size_t peak = held_bytes;
   for (const PhaseMemory& p : phases)
-    peak = std::max(peak, p.resident_bytes + p.activation_bytes + (p.streamed_bytes ? read_ahead_bytes : 0));
+    peak =
+        std::max(peak, held_bytes + p.resident_bytes + p.activation_bytes + (p.streamed_bytes ? read_ahead_bytes : 0));
   return peak;
 }
 
@@ -125,6 +133,7 @@ const PhaseMemory* MemoryPlan::phase(const std::string& name) const {
 
 std::string MemoryPlan::describe() const {
   std::string text = "memory plan: budget " + gib(budget_bytes) + ", planned peak " + gib(peak_bytes()) +
+                     (held_bytes ? " (" + gib(held_bytes) + " already held)" : "") +
                      (all_resident ? ", all weights resident" : ", each phase's weights released before the next");
   for (const PhaseMemory& p : phases) {
     text += "\n  " + p.name + ": weights " + gib(p.weight_bytes) + " (" + gib(p.resident_bytes) + " resident";

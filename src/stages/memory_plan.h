@@ -23,6 +23,7 @@ namespace ltx::stages {
 struct PhaseWeights {
   size_t text_encoder = 0, transformer = 0, upsampler = 0, decoders = 0;
   size_t text_bytes_per_token = 0;
+  size_t held_bytes = 0;  // memory the process already holds outside the files (core/system_memory.h RssAnon)
 };
 
 // What a request asks for, in the terms memory depends on.
@@ -45,6 +46,7 @@ struct PhaseMemory {
 
 struct MemoryPlan {
   size_t budget_bytes = 0;
+  size_t held_bytes = 0;        // already held before the run (PhaseWeights::held_bytes), counted against the budget
   bool all_resident = true;     // every phase's weights stay; false: each phase's pages go before the next
   size_t read_ahead_bytes = 0;  // streamed phases read this far ahead of the step that needs the bytes
   std::vector<PhaseMemory> phases;
@@ -53,8 +55,10 @@ struct MemoryPlan {
   const PhaseMemory* phase(const std::string& name) const;
 };
 
-// The read-ahead a streamed phase uses (and the least memory it needs beyond its activations).
+// The read-ahead a streamed phase uses (and the least memory it needs beyond its activations): a sixteenth of the
+// budget, within [16 MiB, kStreamReadAheadBytes].
 inline constexpr size_t kStreamReadAheadBytes = size_t{1} << 30;
+size_t stream_read_ahead_bytes(size_t budget_bytes);
 
 // The DiT's activation peak for one call at this shape, estimated from its working set per token (the residual
 // stream in f32; norms, projections, attention and feed-forward in bf16; RoPE tables), the text context and the

@@ -128,4 +128,12 @@ Layout cut_layers(Layout layout, int64_t n_layers) {
 
 uint64_t tensor_bytes(const TensorSpec& t) { return dtype_bytes_for(t.dtype, t.shape.numel()); }
 
+std::map<std::string, std::string> layout_file_metadata(const Layout& layout) {
+  std::map<std::string, std::string> m;
+  if (!layout.metadata.is_object()) return m;
+  for (const auto& [key, value] : layout.metadata.items())
+    m[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return m;
+}
+
 }  // namespace ltx::synth

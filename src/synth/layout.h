@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,5 +53,9 @@ int64_t layer_count(const Layout& layout);
 
 // Bytes of the tensor's data.
 uint64_t tensor_bytes(const TensorSpec& t);
+
+// The layout's safetensors __metadata__: strings as they are, `config` (a dict in the layout) as the JSON string the
+// configurators parse.
+std::map<std::string, std::string> layout_file_metadata(const Layout& layout);
 
 }  // namespace ltx::synth

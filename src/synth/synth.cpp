@@ -70,16 +70,6 @@ std::string stem(const std::string& file) {
   return std::string_view(file).ends_with(kExtension) ? file.substr(0, file.size() - kExtension.size()) : file;
 }
 
-// The safetensors __metadata__: strings as they are, `config` (a dict in the layout) as the JSON string the
-// configurators parse.
-std::map<std::string, std::string> file_metadata(const Layout& layout) {
-  std::map<std::string, std::string> m;
-  if (!layout.metadata.is_object()) return m;
-  for (const auto& [key, value] : layout.metadata.items())
-    m[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  return m;
-}
-
 // The nearest folder of `dir` that exists (dir itself when it does).
 fs::path existing_ancestor(fs::path dir) {
   dir = fs::absolute(dir);
@@ -125,7 +115,7 @@ std::vector<std::string> write_single_file(const Layout& layout, const SynthOpti
   const Layout out = fp8 ? fp8_layout(layout) : layout;
   const std::string name = fp8 ? stem(canonical_name(layout)) + "-fp8.safetensors" : canonical_name(layout);
   const std::vector<StreamedTensor> tensors = stand_in_tensors(out, values);
-  const std::map<std::string, std::string> metadata = file_metadata(out);
+  const std::map<std::string, std::string> metadata = layout_file_metadata(out);
   check_destination(o.out_dir, safetensors_stream_size(tensors, metadata), o, false);
   const std::string path = (make_out_dir(o.out_dir) / name).string();
   write_safetensors_stream(path, tensors, metadata, say);

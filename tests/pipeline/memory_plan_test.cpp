@@ -42,7 +42,7 @@ RunShape shape(int64_t w, int64_t h, int64_t f) {
   return s;
 }
 
-TEST(MemoryPlan, EverythingResidentWhenTheBudgetHoldsIt) {
+TEST(RunMemoryPlan, EverythingResidentWhenTheBudgetHoldsIt) {
   const MemoryPlan p = plan_memory(published_dit(), fp8_weights(), shape(768, 512, 25), 64 * kGiB);
   EXPECT_TRUE(p.all_resident);
   for (const PhaseMemory& phase : p.phases) EXPECT_EQ(phase.streamed_bytes, 0u) << phase.name;
@@ -50,7 +50,7 @@ TEST(MemoryPlan, EverythingResidentWhenTheBudgetHoldsIt) {
   EXPECT_LE(p.peak_bytes(), 64 * kGiB);
 }
 
-TEST(MemoryPlan, TheTransformerStreamsUnderABudgetBelowItsWeights) {
+TEST(RunMemoryPlan, TheTransformerStreamsUnderABudgetBelowItsWeights) {
   const MemoryPlan p = plan_memory(published_dit(), fp8_weights(), shape(768, 512, 25), 12 * kGiB);
   EXPECT_FALSE(p.all_resident);
   const PhaseMemory* dit = p.phase("transformer");
@@ -62,7 +62,7 @@ TEST(MemoryPlan, TheTransformerStreamsUnderABudgetBelowItsWeights) {
   EXPECT_NE(p.describe().find("streamed"), std::string::npos);
 }
 
-TEST(MemoryPlan, ActivationsGrowWithTheRequest) {
+TEST(RunMemoryPlan, ActivationsGrowWithTheRequest) {
   const ltxm::DitConfig dit = published_dit();
   const size_t small = estimate_dit_activation_bytes(dit, shape(384, 256, 9));
   const size_t large = estimate_dit_activation_bytes(dit, shape(768, 512, 121));
@@ -72,7 +72,7 @@ TEST(MemoryPlan, ActivationsGrowWithTheRequest) {
   EXPECT_GT(estimate_dit_activation_bytes(dit, guided), 2 * large);
 }
 
-TEST(MemoryPlan, ARequestNoPlanFitsIsRefusedWithTheSizeThatFits) {
+TEST(RunMemoryPlan, ARequestNoPlanFitsIsRefusedWithTheSizeThatFits) {
   try {
     plan_memory(published_dit(), fp8_weights(), shape(100032, 100032, 121), 20 * kGiB);
     FAIL() << "no error";

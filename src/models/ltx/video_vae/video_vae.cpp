@@ -122,6 +122,10 @@ VideoVaeConfig VideoVaeConfig::from_metadata(const Json& config) {
 
 LatentStats LatentStats::load(const WeightLoader& vae, int64_t channels) {
   const WeightLoader s = vae.scope("per_channel_statistics");
+  // The published files also carry `channel` and `mean-of-stds`, which ltx-core's VAE does not load (the diffusers
+  // converter deletes exactly these two: LTX_2_0_VAE_SPECIAL_KEYS_REMAP).
+  s.ignore("channel");
+  s.ignore("mean-of-stds");
   return {nn::prepare_vector(s.get("mean-of-means", {channels})),
           nn::prepare_vector(s.get("std-of-means", {channels}))};
 }
