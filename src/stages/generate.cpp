@@ -201,10 +201,11 @@ std::optional<StreamingPolicy> streaming_for(const std::optional<MemoryPlan>& pl
   return StreamingPolicy{p->resident_bytes, plan->read_ahead_bytes};
 }
 
-// What the video decode may plan for: the budget less the weights resident while it runs.
+// What the video decode may plan for: the budget less what the process held before the run and the weights resident
+// while it runs.
 size_t decode_budget(const std::optional<MemoryPlan>& plan, size_t budget) {
   if (!plan) return budget;
-  size_t held = 0;
+  size_t held = plan->held_bytes;
   for (const PhaseMemory& p : plan->phases)
     if (plan->all_resident || p.name == "decoders") held += p.resident_bytes;
   return budget > held ? budget - held : 1;
