@@ -53,7 +53,7 @@ class WeightStreamer {
   std::vector<Region> regions_;             // every mapped weight region, by first_step
   std::vector<std::vector<size_t>> drops_;  // per step: the streamed regions whose last reader it is
   size_t resident_bytes_ = 0, streamed_bytes_ = 0;
-  size_t runs_ = 0;         // runs begun (guarded by mutex_, like first_run_)
+  size_t runs_ = 0;  // runs begun (guarded by mutex_, like first_run_)
   bool first_run_ = true;
 
   // The read-ahead thread loads regions_[next_load_] onward while it is below `load_until_` (a region index).

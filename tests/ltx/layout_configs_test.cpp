@@ -51,7 +51,8 @@ void expect_ltx_layout(const std::string& name, int64_t connector_width) {
   EXPECT_EQ(shape_of(l, root + "audio_patchify_proj.weight"),
             (std::vector<int64_t>{dit.audio_inner(), dit.audio_in_channels}));
   EXPECT_EQ(shape_of(l, last + "attn1.to_q.weight"), (std::vector<int64_t>{dit.inner(), dit.inner()}));
-  EXPECT_EQ(shape_of(l, last + "audio_attn1.to_q.weight"), (std::vector<int64_t>{dit.audio_inner(), dit.audio_inner()}));
+  EXPECT_EQ(shape_of(l, last + "audio_attn1.to_q.weight"),
+            (std::vector<int64_t>{dit.audio_inner(), dit.audio_inner()}));
   EXPECT_EQ(shape_of(l, last + "attn2.to_k.weight"), (std::vector<int64_t>{dit.inner(), dit.cross_attention_dim}));
   EXPECT_EQ(shape_of(l, last + "audio_attn2.to_k.weight"),
             (std::vector<int64_t>{dit.audio_inner(), dit.audio_cross_attention_dim}));

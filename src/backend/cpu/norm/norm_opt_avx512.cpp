@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "backend/cpu/matmul/matmul_avx512.h"
-#include "backend/cpu/optimized.h"
 #include "backend/cpu/norm/row_norm.h"
+#include "backend/cpu/optimized.h"
 #include "backend/cpu/vec_avx512.h"
 #include "core/thread_pool.h"
 

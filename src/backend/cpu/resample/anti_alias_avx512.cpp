@@ -16,9 +16,9 @@
 #include <cmath>
 #include <vector>
 
-#include "backend/cpu/resample/anti_alias_opt.h"
 #include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/padding.h"
+#include "backend/cpu/resample/anti_alias_opt.h"
 #include "backend/cpu/vec_avx512.h"
 #include "core/thread_pool.h"
 
