@@ -1,9 +1,11 @@
 // JSON through nlohmann::json, with parse failures turned into ltx::Error naming where the text came from.
 #pragma once
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +69,15 @@ inline Json parse_json(std::string_view text, const std::string& origin) {
   Json::sax_parse(text.begin(), text.end(), &finder);
   if (finder.duplicate) fail("json", origin + ": duplicate key \"" + *finder.duplicate + "\"");
   return parsed;
+}
+
+// The JSON file at `path`; `component` heads the error when it cannot be read.
+inline Json read_json_file(const std::string& path, std::string_view component) {
+  std::ifstream in(path);
+  LTX_CHECK(in.good(), std::string(component), path, ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_json(text.str(), path);
 }
 
 }  // namespace ltx

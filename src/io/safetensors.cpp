@@ -81,7 +81,7 @@ TensorInfo parse_entry(const std::string& path, const std::string& name, const J
         "tensor '" + name + "': data_offsets begin " + std::to_string(t.begin) + " > end " + std::to_string(t.end));
   if (t.end > data_bytes)
     bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(t.end) + " is beyond the data section of " +
-                  std::to_string(data_bytes) + " bytes");
+                  std::to_string(data_bytes) + " bytes (truncated file?)");
   uint64_t expected = 0;
   if (__builtin_mul_overflow(numel, dtype_block_bytes(t.dtype), &expected) || expected != t.end - t.begin)
     bad(path, "tensor '" + name + "': byte range of " + std::to_string(t.end - t.begin) + " bytes does not match " +

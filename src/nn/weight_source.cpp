@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "io/gguf.h"
+#include "io/json.h"
 #include "io/safetensors.h"
 
 namespace ltx {
@@ -93,6 +94,37 @@ class GgufSource : public WeightSource {
   std::map<std::string, std::string> metadata_;
 };
 
+constexpr std::string_view kIndexSuffix = ".safetensors.index.json";
+
+// A Hugging Face sharded folder (transformers' and diffusers' `save_pretrained`): its *.safetensors.index.json maps
+// every tensor to its shard. Every shard it names must exist and hold the tensors the index puts there, so that a
+// missing or truncated download is named here, before anything is computed.
+std::shared_ptr<WeightSource> open_indexed_folder(const std::string& folder, const std::string& index_path) {
+  namespace fs = std::filesystem;
+  const Json index = read_json_file(index_path, "weights");
+  LTX_CHECK(index.is_object() && index.contains("weight_map") && index.at("weight_map").is_object(), "weights",
+            index_path, ": no \"weight_map\" object");
+  std::map<std::string, std::vector<std::string>> by_shard;  // shard file -> tensors the index puts there
+  for (const auto& [tensor, shard] : index.at("weight_map").items()) {
+    LTX_CHECK(shard.is_string(), "weights", index_path, ": weight_map[\"", tensor, "\"] is not a file name");
+    by_shard[shard.get<std::string>()].push_back(tensor);
+  }
+  LTX_CHECK(!by_shard.empty(), "weights", index_path, ": the weight_map names no tensors");
+  std::vector<std::string> paths;
+  for (const auto& [shard, tensors] : by_shard) {
+    const fs::path p = fs::path(folder) / shard;
+    LTX_CHECK(fs::is_regular_file(p), "weights", index_path, " names the shard ", shard, " (", tensors.size(),
+              " tensors, e.g. '", tensors.front(), "'), which is not in ", folder);
+    paths.push_back(p.string());
+  }
+  auto source = std::make_shared<SafetensorsSource>(paths);
+  for (const auto& [shard, tensors] : by_shard)
+    for (const std::string& t : tensors)
+      LTX_CHECK(source->contains(t), "weights", index_path, " puts tensor '", t, "' in ", shard,
+                ", which does not hold it (an incomplete or mismatched download?)");
+  return source;
+}
+
 }  // namespace
 
 Json metadata_json(const WeightSource& source, const std::string& key) {
@@ -108,10 +140,18 @@ std::shared_ptr<WeightSource> open_safetensors(const std::vector<std::string>& p
 std::shared_ptr<WeightSource> open_safetensors(const std::string& path) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(path)) return open_safetensors(std::vector<std::string>{path});
-  std::vector<std::string> shards;
-  for (const auto& e : fs::directory_iterator(path))
-    if (e.is_regular_file() && e.path().extension() == ".safetensors") shards.push_back(e.path().string());
+  std::vector<std::string> shards, indexes;
+  for (const auto& e : fs::directory_iterator(path)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file()) continue;
+    if (e.path().extension() == ".safetensors") shards.push_back(e.path().string());
+    if (name.size() > kIndexSuffix.size() && name.ends_with(kIndexSuffix)) indexes.push_back(e.path().string());
+  }
   std::sort(shards.begin(), shards.end());
+  std::sort(indexes.begin(), indexes.end());
+  LTX_CHECK(indexes.size() <= 1, "weights", path, ": more than one shard index (", indexes.front(), ", ",
+            indexes.back(), ")");
+  if (!indexes.empty()) return open_indexed_folder(path, indexes.front());
   LTX_CHECK(!shards.empty(), "weights", path, ": no .safetensors files in this folder");
   return open_safetensors(shards);
 }

@@ -40,7 +40,8 @@ Json metadata_json(const WeightSource& source, const std::string& key);
 
 // One safetensors file, or several whose tensor names must not collide (shards).
 std::shared_ptr<WeightSource> open_safetensors(const std::vector<std::string>& paths);
-// A .safetensors file, or a folder holding *.safetensors shards.
+// A .safetensors file, or a folder of shards: those its *.safetensors.index.json names (each checked to exist and
+// hold the tensors the index puts there), or without an index every *.safetensors file in it.
 std::shared_ptr<WeightSource> open_safetensors(const std::string& path);
 // A GGUF file; names are GGUF's own (e.g. "blk.0.attn_q.weight"), shapes outermost first.
 std::shared_ptr<WeightSource> open_gguf(const std::string& path);

@@ -117,6 +117,12 @@ std::vector<std::string> model_file_problems(const ModelFiles& f) {
   for (const auto& l : f.loras) need_file(l.path, "LoRA");
   if (f.distilled_lora) need_file(f.distilled_lora->path, "distilled LoRA");
   need_file(f.text_encoder, "text encoder");
+  if (!f.text_encoder.empty() && fs::is_directory(f.text_encoder))
+    for (const char* part : {"config.json", "tokenizer.json"})
+      if (!fs::is_regular_file(fs::path(f.text_encoder) / part))
+        problems.push_back("the Gemma 3 folder " + f.text_encoder + " has no " + part +
+                           " (a Hugging Face download of google/gemma-3-12b-it has config.json, tokenizer.json and "
+                           "the model*.safetensors shards with their index)");
   need_file(f.upsampler, "upsampler");
   return problems;
 }

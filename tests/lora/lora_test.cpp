@@ -3,6 +3,7 @@
 // Here: the other namings give the same fused weights, unmatched keys fail, switching weight sets is exact.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "io/safetensors.h"
@@ -187,6 +188,34 @@ TEST(LoraFuse, BadPairsAreNamed) {
                      {pairs[0].module + ": has A/down but not B/up", pairs[1].module + ": A [", "do not fit"});
   test::expect_error([&] { read_lora(dir.file("missing.safetensors"), m.fuser.targets(), false); },
                      {"missing.safetensors"});
+}
+
+// A LoRA of the other model version is named as such, even with --lora-allow-partial: LTX-2.3's gated attention
+// layers on an LTX-2 DiT (here: the case's targets without them), and LTX-2's 6-row AdaLN on an LTX-2.3 DiT.
+TEST(LoraFuse, ALoraOfTheOtherVersionIsNamed) {
+  Loaded m;
+  const LoraTargets& all = m.fuser.targets();
+  LoraTargets ltx2 = all;
+  std::erase_if(ltx2.modules, [](const std::string& module) { return module.ends_with(".to_gate_logits"); });
+  ASSERT_LT(ltx2.modules.size(), all.modules.size()) << "the case is LTX-2.3-style: it has gated attention";
+  for (bool partial : {false, true})
+    test::expect_error([&] { read_lora(*m.source, ltx2, partial, "lora."); },
+                       {"made for LTX-2.3 and the DiT is LTX-2", "to_gate_logits", "... and"});
+
+  test::TempDir dir;
+  const auto pairs = official_pairs(*m.source);
+  const auto adaln =
+      std::find_if(pairs.begin(), pairs.end(), [](const Pair& p) { return p.module == "adaln_single.linear"; });
+  ASSERT_NE(adaln, pairs.end());
+  const int64_t rows = adaln->b.shape()[0], rank = adaln->b.shape()[1];
+  ASSERT_EQ(rows % 9, 0);
+  const Tensor six_rows = adaln->b.slice(0, 0, rows / 9 * 6).contiguous();  // LTX-2: 6 AdaLN rows per block
+  ASSERT_EQ(six_rows.shape()[1], rank);
+  write_safetensors(dir.file("ltx2.safetensors"), std::vector<std::pair<std::string, Tensor>>{
+                                                      {"diffusion_model.adaln_single.linear.lora_A.weight", adaln->a},
+                                                      {"diffusion_model.adaln_single.linear.lora_B.weight", six_rows}});
+  test::expect_error([&] { read_lora(dir.file("ltx2.safetensors"), all, true); },
+                     {"made for LTX-2 and the DiT is LTX-2.3", "adaln_single.linear", "do not fit"});
 }
 
 // Against ltx-core (make_lora_goldens.py): the fused weights bit for bit; the fused model's outputs within the

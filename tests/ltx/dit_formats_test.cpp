@@ -8,7 +8,9 @@
 #include <fstream>
 #include <set>
 
+#include "io/gguf_writer.h"
 #include "io/json.h"
+#include "io/test_files.h"
 #include "io/safetensors.h"
 #include "models/ltx/dit/dit.h"
 #include "models/ltx/dit/dit_checkpoint.h"
@@ -209,6 +211,18 @@ TEST(DitFormats, GgufDitKeepsQ8_0ResidentAndMatchesTheReference) {
   const SafetensorsFile ref = SafetensorsFile::open(kData + "gguf_ltx23_expected.safetensors");
   EXPECT_LE(worst_excess(out.video_velocity, ref.get("video.velocity")), 0);
   EXPECT_LE(worst_excess(out.audio_velocity, ref.get("audio.velocity")), 0);
+}
+
+// A GGUF of the transformer alone that carries no `config` string (converters before ComfyUI-GGUF's PR #399) and no
+// --dit-config: named before anything loads, with the three accepted forms of a configuration.
+TEST(DitFormats, GgufWithoutConfigAsksForOne) {
+  test::TempDir dir;
+  test::GGUFWriter w;
+  w.add_string("general.architecture", "ltxv");
+  w.add_tensor("patchify_proj.weight", {4, 4}, 0, std::string(16 * 4, '\0'));  // f32
+  test::write_bytes(dir.file("no_config.gguf"), w.build());
+  test::expect_error([&] { open_dit_checkpoint(dir.file("no_config.gguf")); },
+                     {"no_config.gguf", "carries no `config` entry", "--dit-config", "Diffusers config.json"});
 }
 
 TEST(DitFormats, ConfigFileOverridesAndAcceptsEveryForm) {

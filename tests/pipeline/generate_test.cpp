@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "io/mp4_writer.h"
@@ -124,6 +125,26 @@ TEST(Generate, BadRequestsFailBeforeWorkAndLeaveNothing) {
   r.replay_noise = kCase + "inputs.safetensors";  // not a noise recording: fails after loading, before any output
   EXPECT_THROW(engine.generate(r), Error);
   EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
+
+// A Gemma 3 folder is checked for its config and tokenizer before anything loads: without tokenizer.json the
+// tokenizer's thread would fail only after the 24 GB of shards were mapped and converted.
+TEST(Generate, GemmaFolderWithoutTokenizerIsRefusedBeforeLoading) {
+  const fs::path dir = temp_dir("gemma_folder");
+  fs::create_directories(dir / "gemma");
+  std::ofstream(dir / "gemma" / "config.json") << "{}";
+  EngineOptions o = test::tiny_engine_options();
+  o.text_encoder = (dir / "gemma").string();
+  try {
+    Engine engine(o);
+    ADD_FAILURE() << "loaded a Gemma folder without a tokenizer";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::InvalidModel) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find((dir / "gemma").string() + " has no tokenizer.json"), std::string::npos) << what;
+    EXPECT_EQ(what.find("config.json ("), std::string::npos) << "config.json is there: " << what;
+  }
   fs::remove_all(dir);
 }
 

@@ -1,7 +1,6 @@
 #include "models/gemma3/config.h"
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
@@ -78,13 +77,7 @@ Config Config::from_hf_json(const Json& root) {
   return c;
 }
 
-Config Config::from_hf_file(const std::string& path) {
-  std::ifstream in(path);
-  LTX_CHECK(in.good(), "gemma3", "cannot open config ", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_hf_json(parse_json(ss.str(), path));
-}
+Config Config::from_hf_file(const std::string& path) { return from_hf_json(read_json_file(path, "gemma3")); }
 
 // GGUF keys as llama.cpp's converter writes them for arch "gemma3" (gguf-py constants.py). The file carries no
 // local RoPE base, layer pattern or query_pre_attn_scalar: llama.cpp hard-codes them (10000, every 6th layer

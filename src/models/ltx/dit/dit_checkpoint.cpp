@@ -1,8 +1,6 @@
 #include "models/ltx/dit/dit_checkpoint.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 #include "models/ltx/dit/dit_keys.h"
@@ -14,14 +12,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kOfficialPrefix = "model.diffusion_model.";
-
-Json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
-  LTX_CHECK(in.good(), "ltx.dit", path.string(), ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_json(text.str(), path.string());
-}
 
 bool is_diffusers_config(const Json& j) { return j.is_object() && j.contains("_class_name"); }
 
@@ -36,7 +26,7 @@ Json transformer_dict(const Json& config, const std::string& where) {
 DitConfig config_from_file(const std::string& path, DitModelType type) {
   if (fs::path(path).extension() == ".safetensors")
     return DitConfig::from_metadata(transformer_dict(metadata_json(*open_safetensors(path), "config"), path), type);
-  const Json j = read_json_file(path);
+  const Json j = read_json_file(path, "ltx.dit");
   if (is_diffusers_config(j)) return DitConfig::from_diffusers(j);
   return DitConfig::from_metadata(transformer_dict(j, path), type);
 }
@@ -44,7 +34,8 @@ DitConfig config_from_file(const std::string& path, DitModelType type) {
 // The folder holding a Diffusers transformer: `path` itself or its transformer/ subfolder; empty when neither.
 fs::path diffusers_folder(const fs::path& path) {
   for (const fs::path& dir : {path, path / "transformer"})
-    if (fs::is_regular_file(dir / "config.json") && is_diffusers_config(read_json_file(dir / "config.json")))
+    if (fs::is_regular_file(dir / "config.json") &&
+        is_diffusers_config(read_json_file((dir / "config.json").string(), "ltx.dit")))
       return dir;
   return {};
 }
@@ -57,9 +48,12 @@ DitCheckpoint open_diffusers(const fs::path& dir) {
       shards.push_back(e.path().string());
   std::sort(shards.begin(), shards.end());
   LTX_CHECK(!shards.empty(), "ltx.dit", dir.string(), ": no diffusion_pytorch_model*.safetensors in this folder");
+  // With its index the shards are the ones it names, each checked (open_safetensors on the folder).
+  const bool indexed = fs::is_regular_file(dir / "diffusion_pytorch_model.safetensors.index.json");
   DitCheckpoint c;
-  c.weights = rename_weights(open_safetensors(shards), dit_key_to_diffusers, dit_key_from_diffusers, "Diffusers");
-  c.config = DitConfig::from_diffusers(read_json_file(dir / "config.json"));
+  c.weights = rename_weights(indexed ? open_safetensors(dir.string()) : open_safetensors(shards), dit_key_to_diffusers,
+                             dit_key_from_diffusers, "Diffusers");
+  c.config = DitConfig::from_diffusers(read_json_file((dir / "config.json").string(), "ltx.dit"));
   c.layout = DitLayout::Diffusers;
   return c;
 }

@@ -1,5 +1,6 @@
 #include "models/ltx/dit/lora.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
@@ -106,10 +107,39 @@ std::optional<float> peft_scale(const WeightSource& file) {
   return m.at("lora_alpha").get<float>() / m.at("r").get<float>();
 }
 
+// One item per line; a long list (a LoRA of another model names hundreds of layers) shows its first ten.
 std::string join(const std::vector<std::string>& items) {
+  constexpr size_t kShown = 10;
   std::ostringstream os;
-  for (const auto& i : items) os << "\n    " << i;
+  for (size_t i = 0; i < items.size() && i < kShown; ++i) os << "\n    " << items[i];
+  if (items.size() > kShown) os << "\n    ... and " << items.size() - kShown << " more";
   return os.str();
+}
+
+// LTX-2.3 added gated attention (a to_gate_logits Linear in every attention) and nine AdaLN rows per block where
+// LTX-2 has six (ltx_core/model/transformer/attention.py, transformer.py; the layouts in src/synth/layouts). A LoRA
+// trained on the other version names or shapes exactly those layers differently.
+bool is_gate_module(std::string_view module) { return ends_with(module, ".to_gate_logits"); }
+bool is_adaln_module(std::string_view module) { return module.find("adaln_single.linear") != std::string_view::npos; }
+
+struct VersionSigns {
+  bool lora_gates = false;    // the LoRA adapts a to_gate_logits layer
+  bool adaln_6_on_9 = false;  // an AdaLN pair of 6 rows per block against a DiT of 9
+  bool adaln_9_on_6 = false;  // and the reverse
+};
+
+// " (a LoRA for LTX-2.3 on an LTX-2 DiT)"-style words for the head of the error, or "" when nothing points at
+// a version mismatch.
+std::string version_mismatch(const VersionSigns& v, const LoraTargets& targets) {
+  const bool dit_gates = std::any_of(targets.modules.begin(), targets.modules.end(),
+                                     [](const std::string& m) { return is_gate_module(m); });
+  if ((v.lora_gates && !dit_gates) || v.adaln_9_on_6)
+    return " this LoRA was made for LTX-2.3 and the DiT is LTX-2 (LTX-2.3's gated attention and 9-row AdaLN "
+           "layers do not exist or do not fit here); use a LoRA trained for LTX-2.";
+  if (v.adaln_6_on_9 && dit_gates)
+    return " this LoRA was made for LTX-2 and the DiT is LTX-2.3 (its AdaLN layers have 6 rows per block where "
+           "LTX-2.3 has 9); use a LoRA trained for LTX-2.3.";
+  return "";
 }
 
 }  // namespace
@@ -145,6 +175,7 @@ LoraAdapter read_lora(const WeightSource& source, const LoraTargets& targets, bo
   std::vector<std::string> order;
   std::set<std::string> not_applied;
   std::vector<std::string> unmatched, problems;
+  VersionSigns signs;
   for (const std::string& key : file->names()) {
     if (!starts_with(key, key_prefix)) continue;
     const auto parts = split_key(key.substr(key_prefix.size()));
@@ -153,6 +184,7 @@ LoraAdapter read_lora(const WeightSource& source, const LoraTargets& targets, bo
       continue;
     }
     const Resolved r = resolver.resolve(parts->module, parts->kohya_suffix);
+    signs.lora_gates = signs.lora_gates || is_gate_module(r.module);
     if (outside_dit(r.module)) {
       not_applied.insert(r.module);
       continue;
@@ -187,6 +219,10 @@ LoraAdapter read_lora(const WeightSource& source, const LoraTargets& targets, bo
     const Shape& a = p.down.shape();
     const Shape& b = p.up.shape();
     if (a.rank() != 2 || b.rank() != 2 || a[1] != n_in || b[0] != n_out || a[0] != b[1]) {
+      if (is_adaln_module(module) && b.rank() == 2) {
+        signs.adaln_6_on_9 = signs.adaln_6_on_9 || b[0] * 9 == n_out * 6;
+        signs.adaln_9_on_6 = signs.adaln_9_on_6 || b[0] * 6 == n_out * 9;
+      }
       problems.push_back(p.key_prefix + ": A " + a.str() + " and B " + b.str() + " do not fit " + module + " [" +
                          std::to_string(n_out) + ", " + std::to_string(n_in) + "]");
       continue;
@@ -200,14 +236,14 @@ LoraAdapter read_lora(const WeightSource& source, const LoraTargets& targets, bo
     out.layers.push_back(std::move(layer));
   }
   out.not_applied.assign(not_applied.begin(), not_applied.end());
-  if (!unmatched.empty() && !allow_partial)
-    problems.push_back(std::to_string(unmatched.size()) +
-                       " keys name no Linear layer of this DiT (--lora-allow-partial "
-                       "skips them):" +
-                       join(unmatched));
+  // --lora-allow-partial skips keys this DiT lacks, but not those of another model version.
+  const std::string mismatch = version_mismatch(signs, targets);
+  if (!unmatched.empty() && (!allow_partial || !mismatch.empty()))
+    problems.push_back(std::to_string(unmatched.size()) + " keys name no Linear layer of this DiT" +
+                       (mismatch.empty() ? " (--lora-allow-partial skips them)" : "") + ":" + join(unmatched));
   else
     out.unmatched = unmatched;
-  LTX_CHECK(problems.empty(), "lora", path, ":", join(problems));
+  LTX_CHECK(problems.empty(), "lora", path, ":", mismatch, join(problems));
   LTX_CHECK(!out.layers.empty(), "lora", path, ": no LoRA layer applies to this DiT");
   return out;
 }
