@@ -33,8 +33,9 @@ struct EngineOptions {
   // Worker threads of the process-wide pool; 0: $LTX_THREADS, else every core. The pool is shared by every engine
   // of the process: the last engine made sets it.
   int threads = 0;
-  // Bytes the video decode may plan for beyond the resident weights; 0: what the machine has available
-  // (MemAvailable) at each generate() call.
+  // The memory budget of the whole run (load, text encoder, transformer, upsampler, decoders: stages/memory_plan.h);
+  // 0: what the machine has available (MemAvailable) at load and at each generate() call. LoRAs are fused into
+  // copies of the matrices they touch when those copies take at most a quarter of it, else applied unfused.
   uint64_t memory_budget_bytes = 0;
 };
 

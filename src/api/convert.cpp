@@ -35,6 +35,7 @@ stages::ModelFiles to_stages(const EngineOptions& o) {
   for (const LoraFile& l : o.loras) f.loras.push_back(to_stages(l));
   if (o.distilled_lora) f.distilled_lora = to_stages(*o.distilled_lora);
   f.lora_allow_partial = o.lora_allow_partial;
+  f.memory_budget_bytes = o.memory_budget_bytes;
   f.compute = o.precision == Precision::Validation ? DType::F32 : DType::BF16;
   return f;
 }

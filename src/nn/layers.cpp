@@ -30,12 +30,20 @@ Linear Linear::load(const WeightLoader& loader, std::string_view name, int64_t i
 Value Linear::operator()(Value x) const {
   Graph& g = *x.graph;
   const Value w = g.constant(name + ".weight", weight);
+  Value y;
   if (weight_scale != 1.0f) {
-    const Value y = ops::scale(ops::linear(x, w), weight_scale);
-    return bias.defined() ? ops::add(y, g.constant(name + ".bias", bias)) : y;
+    y = ops::scale(ops::linear(x, w), weight_scale);
+    if (bias.defined()) y = ops::add(y, g.constant(name + ".bias", bias));
+  } else {
+    y = bias.defined() ? ops::linear(x, w, g.constant(name + ".bias", bias)) : ops::linear(x, w);
   }
-  if (!bias.defined()) return ops::linear(x, w);
-  return ops::linear(x, w, g.constant(name + ".bias", bias));
+  for (size_t i = 0; i < low_rank.size(); ++i) {
+    const LowRank& u = low_rank[i];
+    const std::string n = name + ".lora_" + std::to_string(i);
+    const Value h = ops::linear(x, g.constant(n + ".down", u.down));
+    y = ops::add(y, ops::scale(ops::linear(h, g.constant(n + ".up", u.up)), u.scale));
+  }
+  return y;
 }
 
 RmsNorm RmsNorm::load(const WeightLoader& loader, std::string_view name, int64_t dim, float eps, NormWeight form) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graph/builder.h"
 #include "nn/weight_loader.h"
@@ -27,6 +28,13 @@ struct Linear {
   Tensor weight;     // [out, in]
   Tensor bias;       // [out], or empty
   float weight_scale = 1.0f;
+  // LoRA updates applied beside the layer rather than fused into `weight` (models/ltx/dit/lora_fuse.h): each adds
+  // scale·(x·downᵀ)·upᵀ, down [rank, in] and up [out, rank] in the compute dtype.
+  struct LowRank {
+    Tensor down, up;
+    float scale = 1.0f;
+  };
+  std::vector<LowRank> low_rank;
   // The compute dtype chosen at load (f32 validation, bf16 production): with a quantized or fp8 weight it is the
   // only record of which mode the layer runs in.
   DType compute = DType::F32;

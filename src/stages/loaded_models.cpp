@@ -86,6 +86,10 @@ PhaseWeights phase_weights(const LoadedModels& m, const WeightSource& dit_weight
   w.transformer = stored_bytes(dit_weights, dit_root, {connectors, audio_connector, connector});
   w.decoders = stored_bytes(*m.checkpoint, "vae.") + stored_bytes(*m.checkpoint, "audio_vae.") +
                stored_bytes(*m.checkpoint, "vocoder.");
+  if (m.lora && m.lora->application() == ltxm::LoraApplication::Unfused) {  // mapped, read beside each layer
+    for (const auto& l : m.files.loras) w.transformer += file_bytes(l.path);
+    if (m.files.distilled_lora) w.transformer += file_bytes(m.files.distilled_lora->path);
+  }
   if (!m.files.upsampler.empty()) w.upsampler = file_bytes(m.files.upsampler);
   if (m.encoder) {
     w.text_encoder = file_bytes(m.files.text_encoder) + stored_bytes(*m.checkpoint, "text_embedding_projection.") +
@@ -151,7 +155,8 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
     dit_root = dit->root;
   }
   // LoRA files are read against the DiT file's layer list before anything heavy is loaded.
-  const LoraRequest lora_request{f.loras, f.distilled_lora, f.lora_allow_partial};
+  const LoraRequest lora_request{f.loras, f.distilled_lora, f.lora_allow_partial, f.lora_application,
+                                 f.memory_budget_bytes};
   std::vector<ltxm::LoraAdapter> adapters;
   if (!f.loras.empty() || f.distilled_lora)
     adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));

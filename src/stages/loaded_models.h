@@ -25,9 +25,11 @@ struct ModelFiles {
   std::string dit_config;    // configuration for a GGUF DiT that carries none (default: the checkpoint's)
   std::string text_encoder;  // Gemma 3: GGUF file or Hugging Face folder; empty: requests bring text contexts
   std::string upsampler;     // x2 spatial upsampler file, for two-stage requests; empty: none
-  std::vector<ltxm::LoraSpec> loras;             // every stage
-  std::optional<ltxm::LoraSpec> distilled_lora;  // the stage-2 refine only
-  bool lora_allow_partial = false;               // skip LoRA keys that name no DiT layer
+  std::vector<ltxm::LoraSpec> loras;                      // every stage
+  std::optional<ltxm::LoraSpec> distilled_lora;           // the stage-2 refine only
+  bool lora_allow_partial = false;                        // skip LoRA keys that name no DiT layer
+  std::optional<ltxm::LoraApplication> lora_application;  // unset: chosen by the budget (LoraRequest)
+  size_t memory_budget_bytes = 0;                         // 0: MemAvailable at load
   DType compute = DType::BF16;
 };
 

@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/error.h"
+#include "core/system_memory.h"
 
 namespace ltx::stages {
 namespace {
@@ -47,11 +49,28 @@ std::vector<ltxm::LoraAdapter> read_loras(const LoraRequest& request, const ltxm
   return out;
 }
 
+ltxm::LoraApplication choose_lora_application(const LoraRequest& request,
+                                              const std::vector<ltxm::LoraAdapter>& adapters,
+                                              const ltxm::LoraTargets& targets, DType compute) {
+  if (request.application) return *request.application;
+  std::set<std::string> touched;
+  for (const auto& a : adapters)
+    for (const auto& layer : a.layers) touched.insert(layer.target);
+  size_t copies = 0;
+  for (const std::string& module : touched) {
+    const auto [n_out, n_in] = targets.shape(module);
+    copies += dtype_bytes_for(compute, n_out * n_in);
+  }
+  const size_t budget = request.memory_budget_bytes ? request.memory_budget_bytes : available_memory_bytes();
+  return copies <= budget / 4 ? ltxm::LoraApplication::Fused : ltxm::LoraApplication::Unfused;
+}
+
 LoraWeights::LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> checkpoint, DType compute,
                          const LoraRequest& request, const std::function<void(const std::string&)>& report,
                          const std::string& prefix, std::vector<ltxm::LoraAdapter> adapters)
     : fuser_(dit, std::move(checkpoint), compute, prefix), adapters_(std::move(adapters)), report_(report) {
   if (adapters_.empty()) adapters_ = read_loras(request, fuser_.targets());
+  fuser_.set_application(choose_lora_application(request, adapters_, fuser_.targets(), compute));
   for (const auto& spec : request.loras) strengths_.push_back(spec.strength);
   if (request.distilled_lora) {
     strengths_.push_back(request.distilled_lora->strength);
@@ -76,8 +95,10 @@ void LoraWeights::use(bool with_distilled) {
   if (r.layers_fused || r.layers_restored) layers_fused_ = r.layers_fused;
   if (!report_ || (r.layers_fused == 0 && r.layers_restored == 0)) return;
   char line[256];
-  std::snprintf(line, sizeof line, "%s weights: %lld layers fused, %lld restored in %.2f s%s",
+  const bool fused = fuser_.application() == ltxm::LoraApplication::Fused;
+  std::snprintf(line, sizeof line, "%s weights: %lld layers %s, %lld restored in %.2f s%s",
                 with_distilled ? "stage-2" : "stage-1", static_cast<long long>(r.layers_fused),
+                fused ? "fused" : "with an unfused LoRA update (fused copies would not fit a quarter of the budget)",
                 static_cast<long long>(r.layers_restored), r.seconds,
                 r.dequantized_bytes ? " (quantized matrices dequantized to fuse)" : "");
   report_(line);

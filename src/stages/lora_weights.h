@@ -19,7 +19,17 @@ struct LoraRequest {
   std::vector<ltxm::LoraSpec> loras;             // every stage
   std::optional<ltxm::LoraSpec> distilled_lora;  // stage 2 only
   bool allow_partial = false;                    // skip keys that name no DiT layer instead of failing
+  // Fused or unfused (lora_fuse.h); unset: fused when the copies of the touched matrices take at most a quarter of
+  // the memory budget (0: MemAvailable now), else unfused. A 22B DiT with the distilled LoRA on every layer would
+  // need ~40 GB of fused copies: it runs unfused.
+  std::optional<ltxm::LoraApplication> application;
+  size_t memory_budget_bytes = 0;
 };
+
+// The application `request` asks for, or the one its budget allows for these adapters (request.application).
+ltxm::LoraApplication choose_lora_application(const LoraRequest& request,
+                                              const std::vector<ltxm::LoraAdapter>& adapters,
+                                              const ltxm::LoraTargets& targets, DType compute);
 
 // The DiT's Linears as its weight file lists them (every 2-D `<prefix>M.weight`), so LoRA files can be checked
 // against a checkpoint before the DiT is loaded; the fuser checks again against the loaded layers.
@@ -31,9 +41,9 @@ std::vector<ltxm::LoraAdapter> read_loras(const LoraRequest& request, const ltxm
 
 class LoraWeights {
  public:
-  // Fuses the user's LoRAs. `adapters`: the request's files as read_loras returned them, or empty to read them
-  // here against the DiT's layers. `checkpoint` holds the DiT's stored weights under `prefix`. `report` receives
-  // one line per file and per fusion.
+  // Applies the user's LoRAs, fused or not (choose_lora_application). `adapters`: the request's files as read_loras
+  // returned them, or empty to read them here against the DiT's layers. `checkpoint` holds the DiT's stored weights
+  // under `prefix`. `report` receives one line per file and per fusion.
   LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> checkpoint, DType compute, const LoraRequest& request,
               const std::function<void(const std::string&)>& report = {},
               const std::string& prefix = "model.diffusion_model.", std::vector<ltxm::LoraAdapter> adapters = {});
@@ -43,8 +53,9 @@ class LoraWeights {
 
   // The resident weight of a DiT layer by official name (for tests).
   const Tensor& weight(const std::string& module) const { return fuser_.weight(module); }
-  // Layers carrying a LoRA update in the current set.
+  // Layers carrying a LoRA update in the current set, and how.
   int64_t layers_fused() const { return layers_fused_; }
+  ltxm::LoraApplication application() const { return fuser_.application(); }
 
  private:
   void use(bool with_distilled);

@@ -221,6 +221,35 @@ TEST(LoraFuse, ALoraOfTheOtherVersionIsNamed) {
 // Against ltx-core (make_lora_goldens.py): the fused weights bit for bit; the fused model's outputs within the
 // DiT's production tolerance (bf16 resident weights take the DiT's production path; measured max 1.2e-3). `ltx verify`
 // runs the same case through the dit_lora runner.
+// The DiT call of the golden case; its outputs against ltx-core's fused model within the DiT's production tolerance.
+void expect_golden_outputs(Dit& dit) {
+  const std::string dir = std::string(LTX_SOURCE_DIR) + "/tests/golden/dit/lora_official/";
+  const SafetensorsFile expected = SafetensorsFile::open(dir + "expected.safetensors");
+  const SafetensorsFile in = SafetensorsFile::open(dir + "inputs.safetensors");
+  DitCall call;
+  for (const char* stream : {"video", "audio"}) {
+    DitStreamInput s;
+    const std::string p = stream;
+    s.latent = in.get(p + ".latent");
+    s.sigma = in.get(p + ".sigma");
+    s.timesteps = in.get(p + ".timesteps");
+    s.positions = in.get(p + ".positions");
+    s.context = in.get(p + ".context");
+    (p == "video" ? call.video : call.audio) = s;
+  }
+  const DitOutput out = dit.run(call);
+  const std::pair<const char*, const Tensor*> outputs[] = {{"video.velocity", &out.video_velocity},
+                                                           {"video.denoised", &out.video_denoised},
+                                                           {"audio.velocity", &out.audio_velocity},
+                                                           {"audio.denoised", &out.audio_denoised}};
+  for (const auto& [name, t] : outputs) {
+    const auto got = t->to_floats(), want = expected.get(name).to_floats();
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_LE(std::abs(got[i] - want[i]), 8e-2f + 8e-2f * std::abs(want[i])) << name << "[" << i << "]";
+  }
+}
+
 TEST(LoraFuse, MatchesLtxCore) {
   const std::string dir = std::string(LTX_SOURCE_DIR) + "/tests/golden/dit/lora_official/";
   Loaded m;
@@ -236,29 +265,31 @@ TEST(LoraFuse, MatchesLtxCore) {
     ++compared;
   }
   EXPECT_EQ(compared, 13);
-  const SafetensorsFile in = SafetensorsFile::open(dir + "inputs.safetensors");
-  DitCall call;
-  for (const char* stream : {"video", "audio"}) {
-    DitStreamInput s;
-    const std::string p = stream;
-    s.latent = in.get(p + ".latent");
-    s.sigma = in.get(p + ".sigma");
-    s.timesteps = in.get(p + ".timesteps");
-    s.positions = in.get(p + ".positions");
-    s.context = in.get(p + ".context");
-    (p == "video" ? call.video : call.audio) = s;
-  }
-  const DitOutput out = m.dit.run(call);
-  const std::pair<const char*, const Tensor*> outputs[] = {{"video.velocity", &out.video_velocity},
-                                                           {"video.denoised", &out.video_denoised},
-                                                           {"audio.velocity", &out.audio_velocity},
-                                                           {"audio.denoised", &out.audio_denoised}};
-  for (const auto& [name, t] : outputs) {
-    const auto got = t->to_floats(), want = expected.get(name).to_floats();
-    ASSERT_EQ(got.size(), want.size()) << name;
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_LE(std::abs(got[i] - want[i]), 8e-2f + 8e-2f * std::abs(want[i])) << name << "[" << i << "]";
-  }
+  expect_golden_outputs(m.dit);
+}
+
+// Unfused, the LoRA runs beside each layer: the resident weights stay the checkpoint's bits, the outputs match
+// ltx-core's fused model as closely as the fused path does, and restoring clears every update.
+TEST(LoraFuse, UnfusedMatchesLtxCoreAndLeavesTheWeights) {
+  Loaded m;
+  std::map<std::string, std::vector<uint16_t>> before;
+  for (const auto& module : m.fuser.targets().modules) before[module] = bits(m.fuser.weight(module));
+  m.fuser.set_application(LoraApplication::Unfused);
+  const LoraAdapter a = read_lora(*m.source, m.fuser.targets(), false, "lora.");
+  const WeightedLora w{&a, 0.75f};
+  const LoraFuseReport r = m.fuser.apply({&w, 1});
+  EXPECT_EQ(r.layers_fused, static_cast<int64_t>(a.layers.size()));
+  for (const auto& module : m.fuser.targets().modules)
+    EXPECT_EQ(bits(m.fuser.weight(module)), before.at(module)) << module;
+  const nn::Linear& q = m.dit.weights().blocks[0].video->attn1.to_q;
+  ASSERT_EQ(q.low_rank.size(), 1u);
+  EXPECT_FLOAT_EQ(q.low_rank[0].scale, 0.75f * a.layers[0].scale);
+  expect_golden_outputs(m.dit);
+  EXPECT_THROW(m.fuser.set_application(LoraApplication::Fused), Error);  // not once applied
+
+  const LoraFuseReport back = m.fuser.apply({});
+  EXPECT_EQ(back.layers_restored, static_cast<int64_t>(a.layers.size()));
+  EXPECT_TRUE(q.low_rank.empty());
 }
 
 // Two adapters sum in f32 and round once; removing them gives back exactly the checkpoint's weights; applying the

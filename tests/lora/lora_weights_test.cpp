@@ -93,6 +93,39 @@ TEST(LoraWeights, StagesSwitchBetweenExactSets) {
   EXPECT_NE(lines[2].find("stage-1 weights: " + n + " layers fused"), std::string::npos) << lines[2];
 }
 
+// Fused copies of every touched matrix within a quarter of the budget, else unfused: the resident weights stay the
+// checkpoint's and the stages switch the updates beside the layers.
+TEST(LoraWeights, UnfusedWhenFusedCopiesExceedAQuarterOfTheBudget) {
+  test::TempDir dir;
+  const auto source = open_safetensors(kCase);
+  const std::string user = write_golden_lora(dir, *source, "user.safetensors");
+  const ltxm::LoraTargets targets = checkpoint_lora_targets(*source, kPrefix);
+  LoraRequest request{{{user, 0.5f}}, std::nullopt, false};
+  const std::vector<ltxm::LoraAdapter> adapters = read_loras(request, targets);
+  size_t copies = 0;
+  for (const auto& layer : adapters[0].layers) {
+    const auto [n_out, n_in] = targets.shape(layer.target);
+    copies += static_cast<size_t>(n_out * n_in) * 2;  // bf16
+  }
+  request.memory_budget_bytes = copies * 4;
+  EXPECT_EQ(choose_lora_application(request, adapters, targets, DType::BF16), ltxm::LoraApplication::Fused);
+  request.memory_budget_bytes = copies * 4 - 1;
+  EXPECT_EQ(choose_lora_application(request, adapters, targets, DType::BF16), ltxm::LoraApplication::Unfused);
+  request.application = ltxm::LoraApplication::Fused;
+  EXPECT_EQ(choose_lora_application(request, adapters, targets, DType::BF16), ltxm::LoraApplication::Fused);
+
+  request.application.reset();
+  const auto base = reference_set({});
+  ltxm::Dit dit = load_dit(source);
+  std::vector<std::string> lines;
+  LoraWeights w(dit, source, DType::BF16, request, [&](const std::string& l) { lines.push_back(l); });
+  EXPECT_EQ(w.application(), ltxm::LoraApplication::Unfused);
+  EXPECT_EQ(current(w, targets), base);
+  EXPECT_EQ(w.layers_fused(), static_cast<int64_t>(adapters[0].layers.size()));
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("with an unfused LoRA update"), std::string::npos) << lines[1];
+}
+
 // The checkpoint's own listing of Linears equals the loaded DiT's, so a LoRA can be checked before loading.
 TEST(LoraWeights, CheckpointTargetsAreTheDitsLinears) {
   const auto source = open_safetensors(kCase);

@@ -90,6 +90,11 @@ float DitLoraFuser::stored_scale(const std::string& module) const {
   return source_->contains(key) ? source_->get(key).to_floats().at(0) : 1.0f;
 }
 
+void DitLoraFuser::set_application(LoraApplication a) {
+  LTX_CHECK(current_.empty(), "lora", "the LoRA application mode is set before any LoRA is applied");
+  application_ = a;
+}
+
 LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
   const auto t0 = std::chrono::steady_clock::now();
   LoraFuseReport report;
@@ -108,6 +113,26 @@ LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
 
   dit_.weights_for_update();  // drops the DiT's plans: they bind the weights being replaced
   std::vector<std::string> now_fused;
+  if (application_ == LoraApplication::Unfused) {
+    for (const std::string& module : fused_)
+      if (!updates.count(module)) {
+        linears_.at(module)->low_rank.clear();
+        ++report.layers_restored;
+      }
+    for (const auto& [module, list] : updates) {
+      nn::Linear& linear = *linears_.at(module);
+      linear.low_rank.clear();
+      for (const auto& [layer, s] : list)
+        linear.low_rank.push_back(
+            {nn::prepare_matrix(layer->down, compute_), nn::prepare_matrix(layer->up, compute_), s});
+      now_fused.push_back(module);
+      ++report.layers_fused;
+    }
+    fused_ = std::move(now_fused);
+    current_ = std::move(wanted);
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return report;
+  }
   for (const auto& [module, list] : updates) {
     nn::Linear& linear = *linears_.at(module);
     const Tensor base = stored(module);

@@ -26,6 +26,12 @@
 
 namespace ltx::ltxm {
 
+// How the updates reach the layers: fused into resident copies of the matrices they touch (exact to ltx-core's
+// fused weights up to one bf16 rounding; a copy of every touched matrix), or applied beside each layer unfused,
+// y = x·Wᵀ + Σ s·(x·Aᵀ)·Bᵀ (nn::Linear::low_rank: no copy, the base weights stay mapped and can be streamed; per
+// token rank·(in + out) more multiply-adds, about 19% of a 4096x4096 layer at rank 384).
+enum class LoraApplication { Fused, Unfused };
+
 struct WeightedLora {
   const LoraAdapter* adapter;
   float strength;
@@ -52,7 +58,12 @@ class DitLoraFuser {
   // Its per-tensor scale (fp8 weights; 1 otherwise and while fused).
   float weight_scale(const std::string& module) const { return linears_.at(module)->weight_scale; }
 
-  // Makes the resident weights base + these adapters; a no-op when they already are exactly that.
+  // Fused (the default) or unfused; set before the first apply.
+  void set_application(LoraApplication a);
+  LoraApplication application() const { return application_; }
+
+  // Makes the layers base + these adapters; a no-op when they already are exactly that. The report's
+  // layers_fused counts the layers carrying an update, fused or not.
   LoraFuseReport apply(std::span<const WeightedLora> loras);
 
  private:
@@ -66,7 +77,8 @@ class DitLoraFuser {
   std::map<std::string, nn::Linear*> linears_;  // official name -> the DiT's layer
   LoraTargets targets_;
   std::vector<std::pair<const LoraAdapter*, float>> current_;
-  std::vector<std::string> fused_;  // modules that differ from the checkpoint now
+  LoraApplication application_ = LoraApplication::Fused;
+  std::vector<std::string> fused_;  // modules that differ from the checkpoint now (fused or carrying low_rank)
   PlanCache plans_;                 // W + U·D -> resident dtype, one plan per shape
 };
 
