@@ -28,14 +28,15 @@ struct Mapping {
 };
 
 // The live mappings, for the page functions' address lookups. Page operations share the lock (a read-ahead may
-// block on the disk while a drop proceeds); mapping and unmapping take it alone.
+// block on the disk while a drop proceeds); mapping and unmapping take it alone. Both are never destroyed: files
+// held by other statics (caches of opened files) unmap during exit, after this file's statics would be gone.
 std::shared_mutex& registry_mutex() {
-  static std::shared_mutex m;
-  return m;
+  static auto* m = new std::shared_mutex;
+  return *m;
 }
 std::vector<Mapping>& registry() {
-  static std::vector<Mapping> r;
-  return r;
+  static auto* r = new std::vector<Mapping>;
+  return *r;
 }
 
 size_t page_size() {

@@ -76,15 +76,17 @@ def _model_seed(style: str, video_only: bool) -> int:
     return {"ltx2": 1000, "ltx23": 2000, "legacy_video_only": 3000}[style] + (1 if video_only else 0)
 
 
-def make_states(b: int, seed: int, sigma_v: float, sigma_a: float | None, video_conditionings=(), audio_frozen=False):
-    """Latent states as the pipelines build them (create_noised_state), plus the clean latents."""
+def make_states(b: int, seed: int, sigma_v: float, sigma_a: float | None, video_conditionings=(), audio_frozen=False,
+                video_shape=(8, 2, 2, 3), audio_shape=(2, 5, 4)):
+    """Latent states as the pipelines build them (create_noised_state), plus the clean latents. video_shape is
+    (channels, frames, height, width), audio_shape (channels, frames, mel_bins)."""
     from ltx_core.components.noisers import GaussianNoiser
     from ltx_core.components.patchifiers import AudioPatchifier, VideoLatentPatchifier
     from ltx_core.tools import AudioLatentTools, VideoLatentTools
     from ltx_core.types import AudioLatentShape, VideoLatentShape
     from ltx_pipelines.utils.helpers import create_noised_state
 
-    vshape = VideoLatentShape(batch=b, channels=8, frames=2, height=2, width=3)
+    vshape = VideoLatentShape(b, *video_shape)
     vtools = VideoLatentTools(VideoLatentPatchifier(patch_size=1), vshape, FPS)
     v_clean = seeded_randn(vshape.to_torch_shape(), seed + 1)
     v_state = create_noised_state(
@@ -98,7 +100,7 @@ def make_states(b: int, seed: int, sigma_v: float, sigma_a: float | None, video_
     )
     a_state = None
     if sigma_a is not None:
-        ashape = AudioLatentShape(batch=b, channels=2, frames=5, mel_bins=4)
+        ashape = AudioLatentShape(b, *audio_shape)
         atools = AudioLatentTools(AudioPatchifier(patch_size=1), ashape)
         a_clean = seeded_randn(ashape.to_torch_shape(), seed + 3)
         a_state = create_noised_state(
@@ -157,39 +159,12 @@ def _adaln_pick(output):
     return {"modulation": mod, "embedded_timestep": emb}
 
 
-def run_case(
-    case: str,
-    description: str,
-    style: str,
-    video_only: bool,
-    b: int = 1,
-    sigma_v: float = 0.6,
-    sigma_a: float = 0.6,
-    seed: int = 0,
-    video_conditionings=(),
-    audio_frozen: bool = False,
-    perturbations: list | None = None,
-    extra_params: dict | None = None,
-) -> GoldenCase:
+def run_and_record(model, video, audio, pert) -> tuple[dict, dict, dict]:
+    """One X0Model(model) call on the given Modalities (audio may be None): the inputs it consumed, the velocity and
+    denoised outputs, and the intermediates named in the module docstring."""
     from ltx_core.model.transformer.model import X0Model
 
-    model, cfg = build_model(style, video_only)
-    tcfg = cfg["transformer"]
-    has_audio = not video_only
-    v_state, a_state, _ = make_states(
-        b, 10_000 + seed, sigma_v, sigma_a if has_audio else None, video_conditionings, audio_frozen
-    )
-
-    v_ctx_dim = tcfg.get("caption_channels", tcfg["num_attention_heads"] * tcfg["attention_head_dim"])
-    a_ctx_dim = tcfg.get("caption_channels", tcfg["audio_num_attention_heads"] * tcfg["audio_attention_head_dim"])
-    v_ctx = seeded_randn((b, CONTEXT_TOKENS, v_ctx_dim), 20_000 + seed)
-    video = _modality(v_state, v_ctx, sigma_v, b)
-    audio = None
-    if has_audio:
-        a_ctx = seeded_randn((b, CONTEXT_TOKENS, a_ctx_dim), 30_000 + seed)
-        audio = _modality(a_state, a_ctx, sigma_a, b)
-    pert = _perturbations(perturbations, b)
-
+    has_audio = audio is not None
     rec = Recorder()
     blocks = len(model.transformer_blocks)
     rec.capture(
@@ -256,6 +231,42 @@ def run_case(
         outputs[f"{name}.velocity"] = velocity[name]
         outputs[f"{name}.denoised"] = den
 
+    return inputs, outputs, rec.values
+
+
+def run_case(
+    case: str,
+    description: str,
+    style: str,
+    video_only: bool,
+    b: int = 1,
+    sigma_v: float = 0.6,
+    sigma_a: float = 0.6,
+    seed: int = 0,
+    video_conditionings=(),
+    audio_frozen: bool = False,
+    perturbations: list | None = None,
+    extra_params: dict | None = None,
+) -> GoldenCase:
+    model, cfg = build_model(style, video_only)
+    tcfg = cfg["transformer"]
+    has_audio = not video_only
+    v_state, a_state, _ = make_states(
+        b, 10_000 + seed, sigma_v, sigma_a if has_audio else None, video_conditionings, audio_frozen
+    )
+
+    v_ctx_dim = tcfg.get("caption_channels", tcfg["num_attention_heads"] * tcfg["attention_head_dim"])
+    a_ctx_dim = tcfg.get("caption_channels", tcfg["audio_num_attention_heads"] * tcfg["audio_attention_head_dim"])
+    v_ctx = seeded_randn((b, CONTEXT_TOKENS, v_ctx_dim), 20_000 + seed)
+    video = _modality(v_state, v_ctx, sigma_v, b)
+    audio = None
+    if has_audio:
+        a_ctx = seeded_randn((b, CONTEXT_TOKENS, a_ctx_dim), 30_000 + seed)
+        audio = _modality(a_state, a_ctx, sigma_a, b)
+    pert = _perturbations(perturbations, b)
+
+    inputs, outputs, intermediates = run_and_record(model, video, audio, pert)
+
     params = {
         "style": {"ltx2": "LTX-2.0", "ltx23": "LTX-2.3", "legacy_video_only": "LTX-2.0 (legacy RoPE fallbacks)"}[style],
         "model_type": "video_only" if video_only else "audio_video",
@@ -281,7 +292,7 @@ def run_case(
         weights_metadata={"config": canonical_json(cfg)},
         inputs=inputs,
         outputs=outputs,
-        intermediates=rec.values,
+        intermediates=intermediates,
         params=params,
         tolerance=TOLERANCE,
     )

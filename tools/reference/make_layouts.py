@@ -396,9 +396,9 @@ def numel(shape: list[int]) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def ltx_single_file(transformer: dict, vae: dict, vocoder: dict) -> tuple[dict, Layout]:
-    """A monolithic LTX checkpoint: DiT + connectors + text projection + video VAE + audio VAE + vocoder, each built
-    and named exactly as ltx-pipelines' ModelLedger builds them from the one file."""
+def ltx_parts() -> list[tuple]:
+    """(component, configurator, SDOps, SDOps name) for every module ltx-pipelines' ModelLedger builds from one LTX
+    checkpoint (ltx_pipelines/utils/model_ledger.py build_model_builders)."""
     from ltx_core.model.audio_vae import (
         AUDIO_VAE_DECODER_COMFY_KEYS_FILTER,
         AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER,
@@ -416,13 +416,7 @@ def ltx_single_file(transformer: dict, vae: dict, vocoder: dict) -> tuple[dict, 
     )
     from ltx_core.text_encoders.gemma import EMBEDDINGS_PROCESSOR_KEY_OPS, EmbeddingsProcessorConfigurator
 
-    config = {
-        "transformer": copy.deepcopy(transformer),
-        "vae": copy.deepcopy(vae),
-        "audio_vae": copy.deepcopy(AUDIO_VAE),
-        "vocoder": copy.deepcopy(vocoder),
-    }
-    parts = [
+    return [
         ("transformer", LTXModelConfigurator, LTXV_MODEL_COMFY_RENAMING_MAP, "LTXV_MODEL_COMFY_RENAMING_MAP"),
         ("embeddings_processor", EmbeddingsProcessorConfigurator, EMBEDDINGS_PROCESSOR_KEY_OPS,
          "EMBEDDINGS_PROCESSOR_KEY_OPS"),
@@ -434,6 +428,20 @@ def ltx_single_file(transformer: dict, vae: dict, vocoder: dict) -> tuple[dict, 
          "AUDIO_VAE_DECODER_COMFY_KEYS_FILTER"),
         ("vocoder", VocoderConfigurator, VOCODER_COMFY_KEYS_FILTER, "VOCODER_COMFY_KEYS_FILTER"),
     ]
+
+
+def ltx_single_file(transformer: dict, vae: dict, vocoder: dict) -> tuple[dict, Layout]:
+    """A monolithic LTX checkpoint: DiT + connectors + text projection + video VAE + audio VAE + vocoder, each built
+    and named exactly as ltx-pipelines' ModelLedger builds them from the one file."""
+    from ltx_core.model.transformer import LTXV_MODEL_COMFY_RENAMING_MAP
+
+    config = {
+        "transformer": copy.deepcopy(transformer),
+        "vae": copy.deepcopy(vae),
+        "audio_vae": copy.deepcopy(AUDIO_VAE),
+        "vocoder": copy.deepcopy(vocoder),
+    }
+    parts = ltx_parts()
     layout = Layout()
     for name, configurator, sd_ops, sd_ops_name in parts:
         layout.add(name, meta_build(configurator, config), lambda k, o=sd_ops: file_key_for(o, k), sd_ops_name,
