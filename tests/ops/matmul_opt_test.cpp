@@ -14,12 +14,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/optimized.h"
+#include "core/float8.h"
 #include "core/tensor.h"
 #include "ops/op_test_util.h"
 
@@ -219,6 +222,56 @@ TEST(MatMulOpt, GemvPathHasBlockedBits) {
     const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
     EXPECT_EQ(std::memcmp(got.raw(), blocked.raw(), got.nbytes()), 0) << what;
     check(attrs, a, w, what.c_str());
+  }
+}
+
+// W [n, k] of an encoded type from seeded values: quantize_row for the GGUF blocks, the nearest e4m3 value, or random
+// finite e5m2 bytes (core has no e5m2 encoder).
+Tensor encoded_weight(DType t, int64_t n, int64_t k, uint32_t seed) {
+  if (t != DType::F8_E4M3 && t != DType::F8_E5M2) return random_tensor(t, Shape{n, k}, seed);
+  Tensor w = Tensor::empty(t, Shape{n, k});
+  auto* bytes = reinterpret_cast<uint8_t*>(w.raw());
+  if (t == DType::F8_E4M3) {
+    const std::vector<float> v = random_values(n * k, seed, -448.0f, 448.0f);
+    quantize_f8_e4m3(v.data(), bytes, n * k);
+  } else {
+    std::mt19937 rng(seed);
+    for (int64_t i = 0; i < n * k; ++i) {
+      const auto b = static_cast<uint8_t>(rng());
+      bytes[i] = (b & 0x7C) == 0x7C ? static_cast<uint8_t>(b & ~0x40) : b;  // exponent 31: infinity or NaN
+    }
+  }
+  return w;
+}
+
+// Encoded weights with bf16 a take the panel path up to 32 rows of a, decoding each KC slice as the blocked path's
+// packer does and adding the slices' sums in its order: rows 0 .. m of a 33-row call (blocked) are the m-row call's
+// bytes. M across the 16-column blocks, N across the 12-row tiles, K across the KC slices (256), odd K for fp8.
+TEST(MatMulOpt, EncodedPanelPathHasBlockedBits) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  struct Case {
+    DType dtype;
+    int64_t n, k;
+  };
+  const Case cases[] = {{DType::Q8_0, 45, 800},    {DType::Q4_0, 13, 288},   {DType::Q5_0, 30, 544},
+                        {DType::Q4_K, 37, 768},    {DType::Q5_K, 25, 512},   {DType::Q6_K, 100, 1024},
+                        {DType::F8_E4M3, 29, 301}, {DType::F8_E5M2, 17, 513}};
+  const MatMulAttrs attrs{false, true};
+  uint32_t seed = 700;
+  for (const Case& c : cases) {
+    const Tensor w = encoded_weight(c.dtype, c.n, c.k, seed++);
+    const Tensor a33 = random_tensor(DType::BF16, Shape{33, c.k}, seed++);
+    const std::string what =
+        std::string(dtype_name(c.dtype)) + " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k);
+    EXPECT_EQ(path_of(attrs, a33, w), cpu::gemm::Path::Blocked) << what;
+    const Tensor blocked = run_dispatched(OpKind::MatMul, attrs, {a33, w});
+    for (int64_t m : {1, 5, 16, 17, 32}) {
+      const Tensor a = a33.slice(0, 0, m);
+      EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what << " M=" << m;
+      const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
+      EXPECT_EQ(std::memcmp(got.raw(), blocked.raw(), got.nbytes()), 0) << what << " M=" << m;
+    }
+    check(attrs, a33.slice(0, 0, 17), w, what.c_str());
   }
 }
 

@@ -81,7 +81,8 @@ inline void transpose16(__m512 r[16]) {
 }
 
 // The panel path for small M (matmul_small_avx512.cpp): W read in place in the Linear layout (b.sk == 1), a and
-// b of the same dtype (f32, or bf16 with Compute::BF16), and a [K][M] panel of a that fits half of L2.
+// b of the same dtype (f32, or bf16 with Compute::BF16), or encoded W decoded a KC slice at a time against up to 32
+// bf16 rows of a; and a [K][M] panel of a that fits half of L2.
 void run_small_m(const Problem& p);
 
 // The matrix-vector path (matmul_gemv_avx512.cpp): 1-4 f32 rows of a (unit k stride) against bf16 W read in place

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
 #include "core/half.h"
-#include "core/quant.h"
 
 // GCC 12 warns inside the masked-load and permute intrinsics, whose pass-through operands are deliberately
 // undefined.
@@ -117,31 +117,40 @@ void pack_rows_transposed(const std::byte* const rows[kNR], DType dt, int cols, 
 }
 
 // The rows of an n-major strip: columns n0 .. n0 + cols of b over [k0, k0 + kc) as contiguous rows, in place for
-// plain b, dequantized into `lines` ([cols][line_stride] f32) for quantized b. Returns the rows' dtype.
-DType n_major_rows(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* lines, int64_t line_stride,
-                   const std::byte* rows[kNR]) {
+// plain b, decoded for encoded b into `lines` ([cols][KC]): f32, or bf16 when the strip is bf16 pairs (rounded as
+// the pairs would round the f32 values, so packing them is a plain copy). Returns the rows' dtype. next_cols: the
+// width of the strip packed next (columns n0 + NR ..), 0 if none, whose rows' slices are fetched meanwhile.
+DType n_major_rows(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, int next_cols, bool bf16_lines,
+                   std::byte* lines, const std::byte* rows[kNR]) {
   for (int j = 0; j < kNR; ++j) rows[j] = nullptr;
   if (!dtype_is_quantized(b.dtype)) {
     for (int j = 0; j < cols; ++j) rows[j] = b.data + (k0 + (n0 + j) * b.sn) * elem_bytes(b.dtype);
     return b.dtype;
   }
   const auto block = static_cast<int64_t>(dtype_block_elems(b.dtype));
+  const int64_t line_bytes = bf16_lines ? kKC_bf16 * 2 : kKC_f32 * 4;
+  const int64_t slice_bytes = kc / block * elem_bytes(b.dtype);  // k0, kc: whole blocks (KC, K are multiples)
   for (int j = 0; j < cols; ++j) {
     const std::byte* src = b.data + (n0 + j) * b.row_bytes + k0 / block * elem_bytes(b.dtype);
-    dequantize_row(b.dtype, src, lines + j * line_stride, kc);  // k0, kc: whole blocks (KC, K are multiples)
-    rows[j] = reinterpret_cast<const std::byte*>(lines + j * line_stride);
+    if (j < next_cols) prefetch_bytes(src + kNR * b.row_bytes, slice_bytes);
+    std::byte* line = lines + j * line_bytes;
+    if (bf16_lines)
+      decode_row_bf16(b.dtype, src, kc, reinterpret_cast<uint16_t*>(line));
+    else
+      decode_row_f32(b.dtype, src, kc, reinterpret_cast<float*>(line));
+    rows[j] = line;
   }
-  return DType::F32;
+  return bf16_lines ? DType::BF16 : DType::F32;
 }
 
 bool n_major(const OperandB& b) { return dtype_is_quantized(b.dtype) || b.sk == 1; }
 
 // One f32 strip [kc][NR] of columns n0 .. n0 + cols.
-void pack_b_strip_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, float* d) {
+void pack_b_strip_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, int next_cols, float* d) {
   if (n_major(b)) {  // the Linear layout W [N, K] (f32, bf16 or f16 widened exactly) or quantized rows
-    thread_local float lines[kNR * kKC_f32];
+    alignas(64) thread_local float lines[kNR * kKC_f32];
     const std::byte* rows[kNR];
-    const DType dt = n_major_rows(b, k0, kc, n0, cols, lines, kKC_f32, rows);
+    const DType dt = n_major_rows(b, k0, kc, n0, cols, next_cols, false, reinterpret_cast<std::byte*>(lines), rows);
     pack_rows_transposed(rows, dt, cols, kc, false, d);
     return;
   }
@@ -152,13 +161,13 @@ void pack_b_strip_f32(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int
 }
 
 // One bf16-pair strip [ceil(kc/2)][NR][2] of columns n0 .. n0 + cols.
-void pack_b_strip_bf16(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, uint16_t* d) {
+void pack_b_strip_bf16(const OperandB& b, int64_t k0, int64_t kc, int64_t n0, int cols, int next_cols, uint16_t* d) {
   const int64_t pairs = (kc + 1) / 2;
   auto* d32 = reinterpret_cast<uint32_t*>(d);
   if (n_major(b) && (b.dtype == DType::BF16 || dtype_is_quantized(b.dtype))) {
-    thread_local float lines[kNR * kKC_bf16];
+    alignas(64) thread_local uint16_t lines[kNR * kKC_bf16];
     const std::byte* rows[kNR];
-    const DType dt = n_major_rows(b, k0, kc, n0, cols, lines, kKC_bf16, rows);
+    const DType dt = n_major_rows(b, k0, kc, n0, cols, next_cols, true, reinterpret_cast<std::byte*>(lines), rows);
     pack_rows_transposed(rows, dt, cols, kc, true, reinterpret_cast<float*>(d));
     return;
   }
@@ -207,12 +216,13 @@ void pack_a(const Problem& p, int64_t m0, int64_t rows, int64_t k0, int64_t kc, 
 void pack_b(const Problem& p, int64_t k0, int64_t kc, int64_t n0, int64_t cols, std::byte* dst) {
   const int64_t strip = b_strip_bytes(p.compute);
   for (int64_t s = 0; s * kNR < cols; ++s) {
-    const int w = static_cast<int>(cols - s * kNR < kNR ? cols - s * kNR : kNR);
+    const int w = static_cast<int>(std::min<int64_t>(kNR, cols - s * kNR));
+    const int next = static_cast<int>(std::clamp<int64_t>(cols - (s + 1) * kNR, 0, kNR));
     std::byte* d = dst + s * strip;
     if (p.compute == Compute::F32)
-      pack_b_strip_f32(p.b, k0, kc, n0 + s * kNR, w, reinterpret_cast<float*>(d));
+      pack_b_strip_f32(p.b, k0, kc, n0 + s * kNR, w, next, reinterpret_cast<float*>(d));
     else
-      pack_b_strip_bf16(p.b, k0, kc, n0 + s * kNR, w, reinterpret_cast<uint16_t*>(d));
+      pack_b_strip_bf16(p.b, k0, kc, n0 + s * kNR, w, next, reinterpret_cast<uint16_t*>(d));
   }
 }
 

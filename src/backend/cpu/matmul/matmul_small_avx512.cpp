@@ -8,6 +8,10 @@
 // W [N, K] / on pre-reordered W: 60×640·640×2048 f32 210 -> 240 (205 / 221), bf16 425 -> 464 (417 / 455);
 // 128×1024·1024×1024 bf16 -> 506 (455 / 489). It loses once the panel outgrows half of L2: 256×1024·1024×1024
 // f32 (1 MiB panel) 242 -> 224, while bf16 there (512 KiB) still gains, 483 -> 496.
+//
+// Encoded W (GGUF blocks, 8-bit floats) against up to 32 bf16 rows of a: each tile's rows are decoded one KC slice
+// at a time into bf16 lines that stay in L1 (tile_encoded), where the blocked path would also transpose every
+// decoded slice into strips and write them out; 16×4096·4096×4096 q4_k 98 -> 138 GFLOP/s (bf16 W: 132).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -15,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
 #include "core/error.h"
 #include "core/half.h"
@@ -114,6 +119,58 @@ void tile_bf16(const uint16_t* w, int64_t ldw, int rows, const uint32_t* panel, 
   t.spill(tile);
 }
 
+// Encoded W with bf16 a: each KC slice of the tile's rows is decoded to bf16 as the blocked path's packer decodes
+// it, multiplied as in tile_bf16, and the slice's sums are added to the running ones (in `tile`) as the blocked
+// kernel adds them (matmul_kernel_avx512.cpp store_row), so every output has the blocked path's bits. w: row n0 of
+// W; next_rows: rows of the following tile, whose first slice is fetched during the last one.
+template <int Q>
+void tile_encoded(const OperandB& w, int rows, int next_rows, const uint32_t* panel, int64_t strip, int64_t k,
+                  float (*tile)[kMaxM]) {
+  constexpr int R = Tile<Q>::R;
+  constexpr int64_t kc_max = kKC_bf16;  // the blocked path's slices of encoded weights (run_block)
+  const auto block = static_cast<int64_t>(dtype_block_elems(w.dtype));
+  const auto block_bytes = static_cast<int64_t>(dtype_block_bytes(w.dtype));
+  const auto slice_bytes = [&](int64_t pc) { return std::min(kc_max, k - pc) / block * block_bytes; };
+  alignas(64) uint16_t lines[R][kc_max + 2];  // + a zero pair for an odd slice (an 8-bit float K)
+  for (int64_t pc = 0; pc < k; pc += kc_max) {
+    const int64_t kc = std::min(kc_max, k - pc);
+    for (int i = 0; i < rows; ++i) {
+      const std::byte* src = w.data + i * w.row_bytes + pc / block * block_bytes;
+      if (pc + kc < k)
+        prefetch_bytes(src + slice_bytes(pc), slice_bytes(pc + kc));
+      else if (i < next_rows)
+        prefetch_bytes(w.data + (i + R) * w.row_bytes, slice_bytes(0));
+      decode_row_bf16(w.dtype, src, kc, lines[i]);
+      lines[i][kc] = 0;
+    }
+    const uint16_t* wr[R];
+    for (int i = 0; i < R; ++i) wr[i] = lines[std::min(i, rows - 1)];
+    Tile<Q> t;
+    for (int i = 0; i < R; ++i)
+      for (int q = 0; q < Q; ++q) t.c[i][q] = _mm512_setzero_ps();
+    const uint32_t* slice_panel = panel + pc / 2 * 32;
+    for (int64_t kp = 0; kp < (kc + 1) / 2; ++kp) {
+      __m512bh b[Q];
+#pragma GCC unroll 4
+      for (int q = 0; q < Q; ++q)
+        b[q] = reinterpret_cast<__m512bh>(_mm512_load_si512(slice_panel + (q / 2) * strip + kp * 32 + (q % 2) * 16));
+#pragma GCC unroll 24
+      for (int i = 0; i < R; ++i) {
+        int32_t pair;
+        std::memcpy(&pair, wr[i] + 2 * kp, 4);
+        const auto av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(pair));
+#pragma GCC unroll 4
+        for (int q = 0; q < Q; ++q) t.c[i][q] = _mm512_dpbf16_ps(t.c[i][q], av, b[q]);
+      }
+    }
+    for (int i = 0; i < R; ++i)
+      for (int q = 0; q < Q; ++q) {
+        float* sum = tile[i] + 16 * q;
+        _mm512_storeu_ps(sum, pc == 0 ? t.c[i][q] : _mm512_add_ps(t.c[i][q], _mm512_loadu_ps(sum)));
+      }
+  }
+}
+
 // outᵀ tile rows n0 .. n0 + rows, columns m0 .. m0 + count, into out[m, n0 ..]: 16 m at a time through a
 // register transpose, so that each output row gets one masked store.
 template <int R>
@@ -135,15 +192,24 @@ void store_tile(const Problem& p, const float (*tile)[kMaxM], int64_t n0, int ro
   }
 }
 
+// Row n of W: in the Linear layout, or encoded.
+const std::byte* w_row(const OperandB& b, int64_t n) {
+  if (dtype_is_quantized(b.dtype)) return b.data + n * b.row_bytes;
+  return b.data + n * b.sn * static_cast<int64_t>(dtype_block_bytes(b.dtype));
+}
+
 // One tile: W rows n0 .. n0 + rows against the panel columns m0 .. m0 + count (count <= 16·Q; panel points at
-// the strip holding m0).
+// the strip holding m0). next_rows: the rows of the tile after this one.
 template <int Q>
-void run_tile(const Problem& p, const std::byte* panel, int64_t strip, int64_t n0, int rows, int64_t m0,
+void run_tile(const Problem& p, const std::byte* panel, int64_t strip, int64_t n0, int rows, int next_rows, int64_t m0,
               int64_t count) {
   alignas(64) float tile[Tile<Q>::R][kMaxM];
-  const int64_t es = static_cast<int64_t>(dtype_block_bytes(p.b.dtype));
-  const std::byte* w = p.b.data + n0 * p.b.sn * es;
-  if (p.compute == Compute::F32)
+  const std::byte* w = w_row(p.b, n0);
+  if (dtype_is_quantized(p.b.dtype)) {
+    OperandB tile_rows = p.b;
+    tile_rows.data = w;
+    tile_encoded<Q>(tile_rows, rows, next_rows, reinterpret_cast<const uint32_t*>(panel), strip, p.k, tile);
+  } else if (p.compute == Compute::F32)
     tile_f32<Q>(reinterpret_cast<const float*>(w), p.b.sn, rows, reinterpret_cast<const float*>(panel), strip, p.k,
                 tile);
   else
@@ -157,13 +223,14 @@ void run_tiles(const Problem& p, const std::byte* panel, int64_t strip, int64_t 
                int64_t block_m) {
   for (int64_t n0 = n_begin; n0 < n_end; n0 += r) {
     const int rows = static_cast<int>(std::min<int64_t>(r, n_end - n0));
+    const int next_rows = static_cast<int>(std::clamp<int64_t>(n_end - n0 - r, 0, r));
     for (int64_t m0 = 0; m0 < p.m; m0 += block_m) {
       const int64_t count = std::min(block_m, p.m - m0);
       const std::byte* pm = panel + m0 / kNR * strip * 4;
       if (count <= 16)
-        run_tile<1>(p, pm, strip, n0, rows, m0, count);
+        run_tile<1>(p, pm, strip, n0, rows, next_rows, m0, count);
       else
-        run_tile<2>(p, pm, strip, n0, rows, m0, count);
+        run_tile<2>(p, pm, strip, n0, rows, next_rows, m0, count);
     }
   }
 }
@@ -175,11 +242,10 @@ void run_tiles_epilogue(const Problem& p, const std::byte* panel, int64_t strip,
   const int64_t group = 16 * static_cast<int64_t>(r);
   thread_local std::vector<float> buf;
   if (buf.size() < static_cast<size_t>(p.m * group)) buf.resize(static_cast<size_t>(p.m * group));
-  const int64_t b_es = static_cast<int64_t>(dtype_block_bytes(p.b.dtype));
   for (int64_t g0 = n_begin; g0 < n_end; g0 += group) {
     const int64_t width = std::min(group, n_end - g0);
     Problem q = p;  // columns g0 .. g0 + width of p, stored as f32 in buf
-    q.b.data = p.b.data + g0 * p.b.sn * b_es;
+    q.b.data = w_row(p.b, g0);
     q.n = width;
     q.out = reinterpret_cast<std::byte*>(buf.data());
     q.ldo = width;
@@ -213,8 +279,11 @@ class Panel {  // a 64-byte aligned buffer that only grows
 bool small_m_applies(const Problem& p) {
   const bool same_dtype = (p.compute == Compute::F32 && p.a.dtype == DType::F32 && p.b.dtype == DType::F32) ||
                           (p.compute == Compute::BF16 && p.a.dtype == DType::BF16 && p.b.dtype == DType::BF16);
+  // Encoded W with bf16 a: up to one block of m, so that each tile's rows are decoded once for all of M.
+  const bool encoded =
+      p.compute == Compute::BF16 && p.a.dtype == DType::BF16 && dtype_is_quantized(p.b.dtype) && p.m <= kBlockM;
   const int64_t strips = (p.m + kNR - 1) / kNR;
-  return same_dtype && p.k > 0 && p.b.sk == 1 && strips * units_of(p) * kNR * 4 <= kMaxPanelBytes;
+  return ((same_dtype && p.b.sk == 1) || encoded) && p.k > 0 && strips * units_of(p) * kNR * 4 <= kMaxPanelBytes;
 }
 
 void run_small_m(const Problem& p) {
