@@ -16,4 +16,9 @@ namespace ltx {
 // Zero-filled, 64-byte aligned storage of `bytes` (at least 1) for a plan arena.
 std::shared_ptr<Storage> allocate_arena(size_t bytes);
 
+// Returns the whole pages of an arena from allocate_arena to the OS (MADV_DONTNEED on its private anonymous
+// memory): address and size stay, the contents are lost and read as zero when next touched. Plans rewrite their
+// arena on every run, so a plan that will not run for a while gives its pages back this way.
+void release_arena_pages(const Storage& arena);
+
 }  // namespace ltx

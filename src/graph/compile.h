@@ -54,6 +54,8 @@ class PlanCache {
   // The largest Plan::peak_bytes() among the cached plans (0 when empty): the activation memory they may need.
   size_t max_peak_bytes() const;
   void clear();
+  // Plan::release_arena_pages on every cached plan: they stay compiled, their activation memory goes until they run.
+  void release_arena_pages() const;
 
  private:
   struct Entry {

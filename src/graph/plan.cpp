@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/mapped_file.h"
+#include "graph/arena_memory.h"
 #include "graph/dump.h"
 #include "graph/profile.h"
 
@@ -49,6 +50,10 @@ double profile_flops(const Step& step, const Tensor& out) {
 }
 
 }  // namespace
+
+void Plan::release_arena_pages() const {
+  if (arena_) ltx::release_arena_pages(*arena_);
+}
 
 std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
   LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");

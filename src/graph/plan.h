@@ -90,6 +90,9 @@ class Plan {
   // (the default) leaves their pages to the OS. The same policy again keeps the streamer.
   void set_streaming(const std::optional<StreamingPolicy>& policy);
   const WeightStreamer* streamer() const { return streamer_.get(); }
+  // Returns the arena's pages to the OS until the next run (release_arena_pages): outputs of earlier runs are
+  // lost, nothing else changes. For a plan that will not run for a while (a finished phase of a generation).
+  void release_arena_pages() const;
   // Mapped weight bytes this plan reads (resident or not).
   size_t mapped_weight_bytes() const;
 

@@ -38,6 +38,11 @@ size_t PlanCache::max_peak_bytes() const {
   return peak;
 }
 
+void PlanCache::release_arena_pages() const {
+  for (const auto& [hash, entries] : plans_)
+    for (const Entry& e : entries) e.plan->release_arena_pages();
+}
+
 void PlanCache::clear() {
   plans_.clear();
   n_plans_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -211,9 +212,12 @@ size_t decode_budget(const std::optional<MemoryPlan>& plan, size_t budget) {
   return budget > held ? budget - held : 1;
 }
 
-// Between phases of a plan that does not hold every phase's weights: the finished phase's pages go.
-void end_phase(const std::optional<MemoryPlan>& plan) {
-  if (plan && !plan->all_resident) drop_all_file_pages();
+// Between phases of a plan that does not hold every phase's weights: the finished phase's weight pages go, and so
+// does its plans' activation memory (`release_activations`), which the plan counts in that phase only.
+void end_phase(const std::optional<MemoryPlan>& plan, const std::function<void()>& release_activations) {
+  if (!plan || plan->all_resident) return;
+  drop_all_file_pages();
+  release_activations();
 }
 
 }  // namespace
@@ -246,7 +250,7 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
     report.negative_prompt = r.negative_prompt.value_or(default_negative_prompt());
     text = encode_prompts(*m.encoder, r, report.negative_prompt, items);
     clock.stop();
-    end_phase(memory);
+    end_phase(memory, [&m] { m.encoder->release_activations(); });
   }
 
   report.steps = spec.steps;
@@ -271,7 +275,7 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
                                   : run_one_stage(*models.dit, spec, text, noise, steps);
   text = {};  // the contexts are not needed past the loops
   clock.stop();
-  end_phase(memory);
+  end_phase(memory, [&models] { models.dit->release_activations(); });
 
   clock.start("decode");
   progress_add_steps(progress, 3);

@@ -66,6 +66,11 @@ class PromptEncoder {
   const gemma3::Model& model() const { return model_; }
   // How Gemma's calls hold its mapped weights (graph/weight_streaming.h); nullopt leaves them to the OS.
   void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { model_.set_weight_streaming(policy); }
+  // Gemma's and the connectors' activation memory back to the OS until the next encode.
+  void release_activations() const {
+    model_.release_activations();
+    plans_.release_arena_pages();
+  }
   const PlanCache& plans() const { return plans_; }  // the feature extractor + connectors plans
 
  private:

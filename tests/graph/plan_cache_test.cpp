@@ -1,3 +1,6 @@
+#include <algorithm>
+
+#include "core/system_memory.h"
 #include "graph_test_util.h"
 
 namespace ltx::test {
@@ -34,6 +37,27 @@ TEST(PlanCache, SecondRunAtTheSameShapePlansAndAllocatesNothing) {
   EXPECT_EQ(cache.compiles(), 1);
   EXPECT_EQ(cache.hits(), 1);
   EXPECT_EQ(Storage::allocation_count(), allocations);
+}
+
+// Between phases of a generation a cached plan's arena goes back to the OS; the plan stays compiled and its next
+// run gives the same bits without allocating. (RssAnon: under ASan too, the arena's pages are the process's own.)
+TEST(PlanCache, ReleasedArenaPagesLeaveAndTheNextRunIsUnchanged) {
+  const Tensor w = random_tensor(DType::F32, {256, 256}, 1), b = random_tensor(DType::F32, {256}, 2);
+  const Tensor x = random_tensor(DType::F32, {32768, 256}, 3);  // 32 MiB per activation
+  PlanCache cache;
+  Graph g;
+  build_block(g, w, b, x.shape());
+  Plan& plan = cache.get(g, no_dump());
+  ASSERT_GE(plan.peak_bytes(), size_t{64} << 20);
+  const Tensor first = plan.run({x})[0].clone();
+  const size_t before = resident_anonymous_bytes();
+  cache.release_arena_pages();
+  const size_t after = resident_anonymous_bytes();
+  EXPECT_GE(before - std::min(before, after), plan.peak_bytes() / 2) << before << " -> " << after;
+  const uint64_t allocations = Storage::allocation_count();
+  EXPECT_EQ(max_abs_diff(plan.run({x})[0], first), 0.0f);
+  EXPECT_EQ(Storage::allocation_count(), allocations);
+  EXPECT_EQ(cache.compiles(), 1);
 }
 
 TEST(PlanCache, OtherShapesOrWeightsCompileAgain) {

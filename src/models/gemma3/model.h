@@ -54,6 +54,8 @@ class Model {
   const PlanCache& plans() const { return plans_; }
   // How calls hold the weights mapped from the file (graph/weight_streaming.h); nullopt leaves them to the OS.
   void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { streaming_ = policy; }
+  // The compiled plans' activation memory back to the OS until the next forward (PlanCache::release_arena_pages).
+  void release_activations() const { plans_.release_arena_pages(); }
 
  private:
   // The forward on flat [b, t] token data; `segment` separates prompts packed into one row (see forward).

@@ -99,6 +99,8 @@ class Dit {
   // How calls hold the weights the checkpoint maps (graph/weight_streaming.h): nullopt leaves them to the OS (all
   // resident when memory allows); a policy keeps its first resident_bytes and streams the rest block by block.
   void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { streaming_ = policy; }
+  // The compiled plans' activation memory back to the OS until the next call (PlanCache::release_arena_pages).
+  void release_activations() const { plans_.release_arena_pages(); }
   // The last call's plan's streamer (null when not streaming): its resident and streamed bytes.
   const WeightStreamer* last_streamer() const { return last_streamer_; }
 
