@@ -268,7 +268,10 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   clock.start("denoise");
   const Observer steps = progress_observer(progress);
   AvLatents latents = r.two_stage ? run_two_stage({*models.dit, *models.dit, *m.upsampler, models.video_stats,
-                                                   [&m] {
+                                                   [&m, &memory] {
+                                                     // The upsampler's phase ends before stage 2.
+                                                     if (memory && !memory->all_resident)
+                                                       m.upsampler->drop_weight_pages();
                                                      if (m.lora) m.lora->use_stage2();
                                                    }},
                                                   spec, text, noise, steps)

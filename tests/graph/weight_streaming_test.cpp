@@ -9,6 +9,7 @@
 #include "core/mapped_file.h"
 #include "graph_test_util.h"
 #include "io/safetensors.h"
+#include "io/test_files.h"
 
 namespace ltx::test {
 namespace {
@@ -17,25 +18,6 @@ using namespace ltx::ops;
 
 constexpr int64_t kWidth = 512;  // each weight: 512 KiB of bf16
 constexpr int kLayers = 4;
-
-// The resident bytes (smaps "Rss:") of this process's mapping that contains `p`.
-size_t mapping_rss(const void* p) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  const auto at = reinterpret_cast<uintptr_t>(p);
-  while (std::getline(smaps, line)) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = lo <= at && at < hi;
-      continue;
-    }
-    if (inside && line.rfind("Rss:", 0) == 0) return std::stoull(line.substr(4)) * 1024;
-  }
-  return 0;
-}
 
 struct MappedWeights {
   std::filesystem::path path;

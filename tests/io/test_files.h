@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
@@ -50,6 +52,25 @@ void expect_error(Fn&& fn, std::initializer_list<std::string> parts) {
     return;
   }
   ADD_FAILURE() << "no ltx::Error thrown";
+}
+
+// The resident bytes (smaps "Rss:") of this process's mapping that contains `p`.
+inline size_t mapping_rss(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("Rss:", 0) == 0) return std::stoull(line.substr(4)) * 1024;
+  }
+  return 0;
 }
 
 }  // namespace ltx::test

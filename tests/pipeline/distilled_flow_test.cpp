@@ -4,9 +4,12 @@
 // after every stage-1 step and the upsample, before the first stage-2 tensor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "io/test_files.h"
 #include "nn/weight_source.h"
 #include "pipeline/noise.h"
 #include "pipeline/schedule.h"
@@ -20,6 +23,30 @@ namespace {
 const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/two_stage/";
 
 bool starts(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// A two-stage run under a plan that does not keep every phase resident ends the upsampler's phase before stage 2:
+// the pages of its mapped convolution weights (kept as stored, not copied) leave the process.
+TEST(DistilledFlow, UpsamplerWeightPagesAreDroppedAfterItsPhase) {
+  const auto source = open_safetensors(kCase + "weights.safetensors");
+  const auto up = load_upsampler(source, DType::F32, "spatial_upsampler.", "upsampler_config");
+  const Tensor& w = up.res_blocks.at(0).conv1.weight;
+  ASSERT_EQ(w.dtype(), DType::F32);  // as stored: a view of the mapped file
+  const size_t page = 4096;
+  size_t bytes = 0;
+  volatile uint8_t sink = 0;
+  const auto touch = [&](const upsampler::ResBlock& b) {
+    for (const Tensor* t : {&b.conv1.weight, &b.conv2.weight}) {
+      for (size_t i = 0; i < t->nbytes(); i += page) sink = sink + static_cast<uint8_t>(t->raw()[i]);
+      bytes += t->nbytes();
+    }
+  };
+  for (const auto& b : up.res_blocks) touch(b);
+  for (const auto& b : up.post_upsample_res_blocks) touch(b);
+  const size_t before = test::mapping_rss(w.raw());
+  up.drop_weight_pages();
+  const size_t after = test::mapping_rss(w.raw());
+  EXPECT_GE(before - std::min(before, after), bytes / 2) << before << " -> " << after << " of " << bytes;
+}
 
 TEST(DistilledFlow, FixedSigmasNoGuidanceAndTheStage2Hook) {
   const auto source = open_safetensors(kCase + "weights.safetensors");

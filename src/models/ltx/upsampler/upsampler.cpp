@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/mapped_file.h"
 #include "nn/layers.h"
 
 namespace ltx::upsampler {
@@ -143,6 +144,19 @@ LatentUpsampler LatentUpsampler::load(const WeightLoader& l, const UpsamplerConf
   load_blocks("post_upsample_res_blocks", u.post_upsample_res_blocks);
   u.final_conv = load_conv(l, "final_conv", mid, in, 3, compute);
   return u;
+}
+
+void LatentUpsampler::drop_weight_pages() const {
+  const auto drop = [](const video_vae::Conv& c) {
+    for (const Tensor* t : {&c.weight, &c.bias})
+      if (t->defined()) drop_file_pages(t->raw(), t->nbytes());
+  };
+  for (const video_vae::Conv* c : {&initial_conv, &final_conv, &head_conv}) drop(*c);
+  for (const auto* blocks : {&res_blocks, &post_upsample_res_blocks})
+    for (const ResBlock& b : *blocks) {
+      drop(b.conv1);
+      drop(b.conv2);
+    }
 }
 
 Value LatentUpsampler::forward(Value latent, Taps* taps) const {

@@ -44,6 +44,9 @@ struct LatentUpsampler {
   static LatentUpsampler load(const WeightLoader& loader, const UpsamplerConfig& config, DType compute = DType::F32);
   // Raw VAE latent [B, C, F, H, W] -> upsampled raw latent.
   Value forward(Value latent, video_vae::Taps* taps = nullptr) const;
+  // Drops the pages of the convolution weights mapped from the file (core/mapped_file.h drop_file_pages): a two-stage
+  // run whose memory plan does not keep every phase resident ends the upsampler's phase this way.
+  void drop_weight_pages() const;
 };
 
 // model.py upsample_video: un-normalise with the VAE encoder's statistics, upsample, normalise again.
