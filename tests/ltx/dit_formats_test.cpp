@@ -10,8 +10,8 @@
 
 #include "io/gguf_writer.h"
 #include "io/json.h"
-#include "io/test_files.h"
 #include "io/safetensors.h"
+#include "io/test_files.h"
 #include "models/ltx/dit/dit.h"
 #include "models/ltx/dit/dit_checkpoint.h"
 #include "models/ltx/dit/dit_keys.h"
