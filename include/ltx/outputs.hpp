@@ -13,6 +13,8 @@ void write_mp4(const std::string& path, const Video& video);
 void write_wav(const std::string& path, const Video& video);
 // DIR/frame_00000.png, DIR/frame_00001.png, ... (DIR is made; an existing folder gets the files added)
 void write_frames(const std::string& dir, const Video& video);
+// Frame `frame` (0-based) as one PNG, e.g. a thumbnail; written under a temporary name and renamed into place.
+void write_png_frame(const std::string& path, const Video& video, int64_t frame = 0);
 
 // Every output of a result, as `ltx generate` writes them. With several items each path gets the item's number
 // before its extension (out.mp4 -> out_0.mp4, out_1.mp4; frames -> frames_0, ...). Empty paths are skipped.

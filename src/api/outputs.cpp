@@ -93,6 +93,24 @@ void write_frames(const std::string& dir, const Video& video) {
       ErrorCategory::Io);
 }
 
+void write_png_frame(const std::string& path, const Video& video, int64_t frame) {
+  check_video(video);
+  if (frame < 0 || frame >= video.frames)
+    throw Error(
+        "output",
+        "frame " + std::to_string(frame) + " is outside the video's frames 0.." + std::to_string(video.frames - 1),
+        ErrorCategory::InvalidRequest);
+  const size_t frame_bytes = static_cast<size_t>(video.height * video.width * 3);
+  api::in_phase(
+      ErrorCategory::Io,
+      [&] {
+        io::write_png(
+            path, video.height, video.width,
+            std::span<const uint8_t>(video.rgb).subspan(static_cast<size_t>(frame) * frame_bytes, frame_bytes));
+      },
+      ErrorCategory::Io);
+}
+
 std::string item_path(const std::string& path, size_t item, size_t items) {
   if (items == 1 || path.empty()) return path;
   const fs::path p(path);

@@ -62,6 +62,7 @@ plant "$(first tools/ltx -name '*.cpp')" backend/cpu/kernels.h "CPU backend head
 plant "$(first src/core -name '*.h')" io/json.h "io header in src/core"
 plant "$(first src/stages -name '*.cpp')" tools/ltx/commands.h "tools header in src/stages"
 plant "$(first src/synth -name '*.cpp')" models/ltx/dit/dit.h "model header in src/synth"
+plant "$(first src/server -name '*.cpp')" stages/generate.h "engine-internal header in src/server"
 
 long=src/stages/planted_long.cpp
 for i in $(seq 1 1001); do echo "// line $i"; done >"$tmp/$long"

@@ -26,6 +26,7 @@ int encode(Args args);     // encode.cpp
 int generate(Args args);   // generate.cpp
 int tokenize(Args args);   // tokenize.cpp
 int synth(Args args);      // synth.cpp
+int serve(Args args);      // serve.cpp
 
 // bench_dit_slice.cpp: `ltx bench --dit-slice`, reached through bench().
 int bench_dit_slice(Args args);

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "generate_options.h"
 #include "ltx/ltx.hpp"
+#include "model_options.h"
 #include "progress_printers.h"
 
 namespace ltx::cli {
@@ -121,15 +122,8 @@ int generate(Args args) {
   const auto t0 = Clock::now();
   const double cpu0 = cpu_seconds();
   EngineOptions engine_options = o.engine;
-  if (o.default_model) {
-    bool made = false;
-    const EngineOptions model = embedded_default_model(&made);
-    engine_options.checkpoint = model.checkpoint;
-    engine_options.text_encoder = model.text_encoder;
-    progress.note(made ? "made the embedded default model " + model.checkpoint
-                       : "embedded default model " + model.checkpoint);
-    progress.note("(tiny and untrained: the output is noise-like; it shows the whole pipeline running)");
-  }
+  if (o.default_model)
+    engine_options = with_default_model(engine_options, [&](const std::string& line) { progress.note(line); });
   const double setup_s = seconds_since(t0);
   const double setup_cpu_s = cpu_seconds() - cpu0;
 

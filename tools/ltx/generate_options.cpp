@@ -8,6 +8,9 @@
 #include <system_error>
 #include <vector>
 
+#include "model_options.h"
+#include "option_values.h"
+
 namespace ltx::cli {
 
 const char* const kGenerateUsage =
@@ -30,33 +33,16 @@ const char* const kGenerateUsage =
 
 namespace {
 
-[[noreturn]] void usage_error(const std::string& message) {
-  throw Error("generate", message, ErrorCategory::InvalidRequest);
-}
+constexpr std::string_view kCommand = "generate";
 
-// The whole value as a finite number (no locale, no spaces, no "inf" or "nan").
+[[noreturn]] void usage_error(const std::string& message) { cli::usage_error(kCommand, message); }
+
 double finite_number(const std::string& option, std::string_view value) {
-  double v = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (value.empty() || error != std::errc() || end != value.data() + value.size() || !std::isfinite(v))
-    usage_error(option + " needs a finite number, got '" + std::string(value) + "'");
-  return v;
-}
-
-template <class Int>
-Int whole_number(const std::string& option, std::string_view value, const char* range) {
-  Int v = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (value.empty() || error != std::errc() || end != value.data() + value.size())
-    usage_error(option + " needs an integer in " + range + ", got '" + std::string(value) + "'");
-  return v;
+  return cli::finite_number(kCommand, option, value);
 }
 
 int64_t at_least(const std::string& option, std::string_view value, int64_t min) {
-  const std::string range = "[" + std::to_string(min) + ", 2^63)";
-  const auto v = whole_number<int64_t>(option, value, range.c_str());
-  if (v < min) usage_error(option + " must be at least " + std::to_string(min) + ", got " + std::to_string(v));
-  return v;
+  return whole_number(kCommand, option, value, min);
 }
 
 std::vector<int64_t> block_list(const std::string& option, const std::string& value) {
@@ -106,23 +92,10 @@ struct Parser {
     EngineOptions& e = o.engine;
     GenerateRequest& r = o.request;
     const auto guidance = [&]() -> std::optional<float> { return static_cast<float>(finite_number(a, v)); };
-    if (a == "--checkpoint")
-      e.checkpoint = v;
-    else if (a == "--dit")
-      e.dit = v;
-    else if (a == "--dit-config")
-      e.dit_config = v;
-    else if (a == "--lora")
-      e.loras.push_back(parse_lora_file(v, "--lora"));
-    else if (a == "--distilled-lora") {
-      if (e.distilled_lora) usage_error("--distilled-lora is given once");
-      e.distilled_lora = parse_lora_file(v, "--distilled-lora");
-    } else if (a == "--text-encoder")
-      e.text_encoder = v;
+    if (is_model_option_with_value(a))
+      take_model_option(kCommand, e, a, v);
     else if (a == "--text-embeddings")
       r.text_embeddings = v;
-    else if (a == "--upsampler")
-      e.upsampler = v;
     else if (a == "--prompt")
       r.prompts.push_back(v);
     else if (a == "--prompts-file")
@@ -146,10 +119,8 @@ struct Parser {
       const int64_t steps = at_least(a, v, 1);
       if (steps > 100000) usage_error("--steps must be at most 100000, got " + v);
       r.steps = static_cast<int>(steps);
-    } else if (a == "--memory-budget")
-      e.memory_budget_bytes = parse_size(v, "--memory-budget");
-    else if (a == "--seed")
-      r.seed = whole_number<uint64_t>(a, v, "[0, 2^64)");
+    } else if (a == "--seed")
+      r.seed = unsigned_number(kCommand, a, v);
     else if (a == "--cfg")
       r.video_guidance.cfg = guidance();
     else if (a == "--audio-cfg")
@@ -175,10 +146,7 @@ struct Parser {
       r.record_noise = true;
     } else if (a == "--replay-noise")
       r.replay_noise = v;
-    else if (a == "--precision") {
-      if (v != "validation" && v != "production") usage_error("--precision is validation or production, got " + v);
-      e.precision = v == "validation" ? Precision::Validation : Precision::Production;
-    } else if (a == "--wav")
+    else if (a == "--wav")
       o.files.wav = v;
     else if (a == "--frames-dir")
       o.files.frames_dir = v;
@@ -193,9 +161,8 @@ struct Parser {
 
   // Returns false for a flag it does not know.
   bool flag(const std::string& a) {
-    if (a == "--lora-allow-partial")
-      o.engine.lora_allow_partial = true;
-    else if (a == "--distilled")
+    if (take_model_flag(o.engine, a)) return true;
+    if (a == "--distilled")
       o.request.distilled = true;
     else if (a == "--two-stage")
       two_stage = true;
@@ -214,14 +181,12 @@ struct Parser {
 bool takes_value(const std::string& a) {
   // clang-format off
   static const std::set<std::string> with_value = {
-      "--checkpoint", "--dit", "--dit-config", "--lora", "--distilled-lora", "--text-encoder", "--text-embeddings",
-      "--upsampler", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o", "--frames",
-      "--width", "--height", "--fps", "--steps", "--memory-budget", "--seed", "--cfg", "--audio-cfg", "--stg",
-      "--audio-stg", "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--image",
-      "--record-noise", "--replay-noise", "--precision", "--wav", "--frames-dir", "--sidecar", "--progress",
-      "--repeat"};
+      "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
+      "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
+      "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--image", "--record-noise",
+      "--replay-noise", "--wav", "--frames-dir", "--sidecar", "--progress", "--repeat"};
   // clang-format on
-  return with_value.count(a) != 0;
+  return with_value.count(a) != 0 || is_model_option_with_value(a);
 }
 
 // The command's own rules, checked before any model is made or loaded.
@@ -267,8 +232,7 @@ GenerateOptions parse_generate_options(Args args) {
   if (o.help) return o;
   o.request.mode = two_stage ? Mode::TwoStage : Mode::OneStage;
   if (!two_stage) o.engine.upsampler.clear();  // loaded for two-stage runs only
-  o.default_model = o.engine.checkpoint.empty() && o.engine.dit.empty() && o.engine.text_encoder.empty() &&
-                    o.request.text_embeddings.empty();
+  o.default_model = names_no_model(o.engine) && o.request.text_embeddings.empty();
   check_usage(o, json_sidecar, two_stage);
   if (json_sidecar) o.files.sidecar = std::filesystem::path(o.files.mp4).replace_extension(".json").string();
   if (o.default_model) {

@@ -1,0 +1,410 @@
+#include "server/http_server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "io/atomic_file.h"
+#include "server/api_error.h"
+#include "server/job_events.h"
+#include "server/job_runner.h"
+#include "server/job_store.h"
+#include "server/openapi.h"
+
+namespace ltx::server {
+namespace {
+
+namespace fs = std::filesystem;
+using httplib::Request;
+using httplib::Response;
+
+constexpr const char* kJson = "application/json";
+constexpr auto kKeepAliveEvery = std::chrono::seconds(15);
+
+int64_t now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void send_json(Response& res, int status, const Json& body) {
+  res.status = status;
+  res.set_content(body.dump(), kJson);
+}
+
+void send_error(Response& res, const ApiError& e) {
+  if (e.status == 401) res.set_header("WWW-Authenticate", "Bearer");
+  send_json(res, e.status, error_body(e));
+}
+
+// Compares every byte whatever the first difference, so the time taken says nothing about the key.
+bool same_secret(std::string_view given, std::string_view key) {
+  unsigned diff = given.size() == key.size() ? 0u : 1u;
+  for (size_t i = 0; i < given.size(); ++i)
+    diff |= static_cast<unsigned>(static_cast<unsigned char>(given[i]) ^
+                                  static_cast<unsigned char>(key.empty() ? 0 : key[i % key.size()]));
+  return diff == 0;
+}
+
+std::string job_id_of(const Request& req) {
+  const std::string id = req.matches[1];
+  if (!is_job_id(id))
+    throw ApiError(404, "not_found", "no video job '" + id + "' (ids are \"video_\" and 32 hex digits)", "id");
+  return id;
+}
+
+// Query parameters must be ones the route knows.
+void only_params(const Request& req, std::initializer_list<const char*> known) {
+  for (const auto& [name, value] : req.params) {
+    bool ok = false;
+    std::string valid;
+    for (const char* k : known) {
+      ok = ok || name == k;
+      valid += std::string(valid.empty() ? "" : ", ") + k;
+    }
+    if (!ok)
+      throw ApiError(400, "unknown_parameter",
+                     "unknown query parameter '" + name + "' (valid: " + (valid.empty() ? "none" : valid) + ")", name);
+  }
+}
+
+int64_t integer_param(const Request& req, const char* name, int64_t fallback, int64_t min, int64_t max) {
+  if (!req.has_param(name)) return fallback;
+  const std::string v = req.get_param_value(name);
+  int64_t out = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || out < min || out > max)
+    throw ApiError(400, "invalid_value",
+                   std::string(name) + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                       "], got '" + v + "'",
+                   name);
+  return out;
+}
+
+std::string sse_frame(const JobEvent& e) { return "event: " + e.name + "\ndata: " + e.data.dump() + "\n\n"; }
+
+}  // namespace
+
+struct Server::Impl {
+  Engine& engine;
+  ServeSettings settings;
+  JobStore store;
+  JobEvents events;
+  JobRunner runner;
+  httplib::Server http;
+  std::atomic<size_t> event_streams{0};
+  const int64_t started_at = now_seconds();
+
+  Impl(Engine& e, ServeSettings s)
+      : engine(e),
+        settings(std::move(s)),
+        store(settings.results_dir),
+        runner(engine, store, events, settings.queue_size) {
+    routes();
+  }
+
+  // Runs a route, turning every exception into a JSON error: ApiError as it says, an engine error by its category.
+  template <class F>
+  httplib::Server::Handler guarded(F f) {
+    return [this, f](const Request& req, Response& res) {
+      try {
+        (this->*f)(req, res);
+      } catch (const ApiError& e) {
+        send_error(res, e);
+      } catch (const Error& e) {
+        const int status = e.category() == ErrorCategory::InvalidRequest ? 400 : 500;
+        send_error(res, ApiError(status, error_category_name(e.category()), e.what()));
+      } catch (const std::exception& e) {
+        send_error(res, ApiError(500, "internal", std::string("internal error: ") + e.what()));
+      }
+    };
+  }
+
+  void routes() {
+    http.new_task_queue = [] { return new httplib::ThreadPool(64); };
+    http.set_payload_max_length(settings.max_body_bytes);
+    http.set_pre_routing_handler([this](const Request& req, Response& res) { return authenticate(req, res); });
+    // Every error status leaves as JSON, including the ones the HTTP library sets itself (404 for no route, 413).
+    http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
+      if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      if (res.status == 413)
+        send_error(res, ApiError(413, "body_too_large",
+                                 "the body is larger than the server's limit of " +
+                                     std::to_string(settings.max_body_bytes) + " bytes"));
+      else if (res.status == 404)
+        send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + req.path));
+      else
+        send_error(res, ApiError(res.status, "http_error",
+                                 "the request was refused (HTTP " + std::to_string(res.status) + ")"));
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+    http.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
+      send_error(res, ApiError(500, "internal", "internal error"));
+    });
+    http.Get("/health", guarded(&Impl::health));
+    http.Get("/openapi.json", guarded(&Impl::openapi));
+    http.Get("/v1/models", guarded(&Impl::models));
+    http.Post("/v1/videos", guarded(&Impl::create));
+    http.Get("/v1/videos", guarded(&Impl::list));
+    http.Get(R"(/v1/videos/([^/]+))", guarded(&Impl::retrieve));
+    http.Delete(R"(/v1/videos/([^/]+))", guarded(&Impl::remove));
+    http.Get(R"(/v1/videos/([^/]+)/content)", guarded(&Impl::content));
+    http.Get(R"(/v1/videos/([^/]+)/events)", guarded(&Impl::stream_events));
+  }
+
+  httplib::Server::HandlerResponse authenticate(const Request& req, Response& res) {
+    if (settings.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
+    const std::string header = req.get_header_value("Authorization");
+    constexpr std::string_view kBearer = "Bearer ";
+    const bool ok = header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0 &&
+                    same_secret(std::string_view(header).substr(kBearer.size()), settings.api_key);
+    if (ok) return httplib::Server::HandlerResponse::Unhandled;
+    send_error(res, ApiError(401, header.empty() ? "missing_api_key" : "invalid_api_key",
+                             header.empty() ? "this server needs an API key: Authorization: Bearer KEY"
+                                            : "the API key is not valid"));
+    return httplib::Server::HandlerResponse::Handled;
+  }
+
+  void health(const Request& req, Response& res) {
+    only_params(req, {});
+    send_json(res, 200,
+              {{"status", "ok"},
+               {"model", settings.model_id},
+               {"queue",
+                {{"waiting", runner.waiting()}, {"running", runner.busy() ? 1 : 0}, {"capacity", runner.capacity()}}},
+               {"jobs", store.size()}});
+  }
+
+  void openapi(const Request& req, Response& res) {
+    only_params(req, {});
+    res.set_content(openapi_document(), kJson);
+  }
+
+  void models(const Request& req, Response& res) {
+    only_params(req, {});
+    send_json(res, 200,
+              {{"object", "list"},
+               {"data", Json::array({{{"id", settings.model_id},
+                                      {"object", "model"},
+                                      {"created", started_at},
+                                      {"owned_by", "ltx"},
+                                      {"model_version", engine.model_version()}}})}});
+  }
+
+  void create(const Request& req, Response& res) {
+    const std::string type = req.get_header_value("Content-Type");
+    if (!type.empty() && type.rfind(kJson, 0) != 0)
+      throw ApiError(415, "unsupported_media_type", "the body must be application/json, got " + type);
+    only_params(req, {});
+    Json body;
+    try {
+      body = parse_json(req.body, "the request body");
+    } catch (const Error& e) {
+      throw ApiError(400, "invalid_json", std::string(e.what()).substr(e.component().size() + 3));
+    }
+    VideoRequest parsed = parse_video_request(body, settings.limits, settings.defaults, settings.model_id);
+    if (runner.waiting() >= runner.capacity()) throw queue_full();
+
+    Job job;
+    job.id = new_job_id();
+    job.model = settings.model_id;
+    job.created_at = now_seconds();
+    job.request = parsed.record;
+    const std::string dir = store.job_dir(job.id);
+    try {
+      write_images(parsed, dir);
+      check_with_engine(parsed);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      throw;
+    }
+    if (!runner.submit(job, std::move(parsed.request))) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      throw queue_full();
+    }
+    res.set_header("Location", "/v1/videos/" + job.id);
+    send_json(res, 202, job_to_json(job));
+  }
+
+  ApiError queue_full() const {
+    return ApiError(429, "queue_full",
+                    "the queue is full (" + std::to_string(runner.capacity()) + " jobs wait); retry later");
+  }
+
+  // The images go into the job's folder under names the server chooses; the request then points at them.
+  static void write_images(VideoRequest& parsed, const std::string& dir) {
+    if (parsed.images.empty()) return;
+    const fs::path inputs = fs::path(dir) / "inputs";
+    fs::create_directories(inputs);
+    for (size_t i = 0; i < parsed.images.size(); ++i) {
+      const EncodedImage& image = parsed.images[i];
+      const std::string path = (inputs / ("image_" + std::to_string(i) + image.extension)).string();
+      io::AtomicFile file(path);
+      file.write(image.bytes.data(), image.bytes.size());
+      file.commit();
+      parsed.request.images.push_back({path, image.frame, image.strength, image.crf});
+    }
+  }
+
+  // The engine's own checks (an image that does not decode, a two-stage request without an upsampler), with the
+  // server's paths replaced by the fields that named them.
+  void check_with_engine(const VideoRequest& parsed) {
+    try {
+      engine.check(parsed.request);
+    } catch (const Error& e) {
+      std::string message = e.what();
+      for (size_t i = 0; i < parsed.request.images.size(); ++i) {
+        const std::string& path = parsed.request.images[i].path;
+        for (size_t at; (at = message.find(path)) != std::string::npos;)
+          message.replace(at, path.size(), "images[" + std::to_string(i) + "]");
+      }
+      throw ApiError(e.category() == ErrorCategory::InvalidRequest ? 400 : 500, error_category_name(e.category()),
+                     message);
+    }
+  }
+
+  void list(const Request& req, Response& res) {
+    only_params(req, {"limit", "after", "order"});
+    const size_t limit = static_cast<size_t>(integer_param(req, "limit", 20, 1, 100));
+    const std::string order = req.has_param("order") ? req.get_param_value("order") : "desc";
+    if (order != "asc" && order != "desc")
+      throw ApiError(400, "invalid_value", "order must be \"asc\" or \"desc\", got '" + order + "'", "order");
+    const std::string after = req.has_param("after") ? req.get_param_value("after") : "";
+    if (!after.empty() && (!is_job_id(after) || !store.get(after)))
+      throw ApiError(400, "invalid_value", "after names no video job: '" + after + "'", "after");
+    const JobStore::Page page = store.list(limit, after, order == "desc");
+    Json data = Json::array();
+    for (const Job& job : page.jobs) data.push_back(job_to_json(job));
+    send_json(res, 200,
+              {{"object", "list"},
+               {"data", data},
+               {"first_id", page.jobs.empty() ? Json(nullptr) : Json(page.jobs.front().id)},
+               {"last_id", page.jobs.empty() ? Json(nullptr) : Json(page.jobs.back().id)},
+               {"has_more", page.has_more}});
+  }
+
+  Job existing(const Request& req) const {
+    const std::string id = job_id_of(req);
+    std::optional<Job> job = store.get(id);
+    if (!job) throw ApiError(404, "not_found", "no video job '" + id + "'", "id");
+    return *job;
+  }
+
+  void retrieve(const Request& req, Response& res) {
+    only_params(req, {});
+    send_json(res, 200, job_to_json(existing(req)));
+  }
+
+  // A queued or running job is cancelled (its record stays, status "cancelled"); a finished one is deleted with
+  // its files.
+  void remove(const Request& req, Response& res) {
+    only_params(req, {});
+    const Job job = existing(req);
+    if (!is_finished(job.status) && runner.cancel(job.id)) {
+      send_json(res, 200, job_to_json(*store.get(job.id)));
+      return;
+    }
+    store.remove(job.id);
+    send_json(res, 200, {{"id", job.id}, {"object", "video.deleted"}, {"deleted", true}});
+  }
+
+  void content(const Request& req, Response& res) {
+    only_params(req, {"variant", "index"});
+    const Job job = existing(req);
+    const std::string variant = req.has_param("variant") ? req.get_param_value("variant") : "video";
+    if (variant != "video" && variant != "audio" && variant != "thumbnail")
+      throw ApiError(400, "invalid_value",
+                     "variant must be \"video\", \"audio\" or \"thumbnail\", got '" + variant + "'", "variant");
+    if (job.status != JobStatus::Completed)
+      throw ApiError(409, "not_ready",
+                     "video job " + job.id + " is " + status_name(job.status) + ": its content exists once completed");
+    const int64_t index = integer_param(req, "index", 0, 0, job.videos - 1);
+    const std::string path = result_path(store.job_dir(job.id), variant, index, job.videos);
+    auto file = std::make_shared<std::ifstream>(path, std::ios::binary);
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    if (!*file || ec) throw ApiError(404, "not_found", "video job " + job.id + " has no " + variant + " file");
+    const char* type = variant == "audio" ? "audio/wav" : variant == "thumbnail" ? "image/png" : "video/mp4";
+    res.set_content_provider(static_cast<size_t>(size), type,
+                             [file](size_t offset, size_t length, httplib::DataSink& sink) {
+                               std::vector<char> buf(std::min<size_t>(length, 1 << 20));
+                               file->seekg(static_cast<std::streamoff>(offset));
+                               file->read(buf.data(), static_cast<std::streamsize>(buf.size()));
+                               const auto got = static_cast<size_t>(file->gcount());
+                               return got > 0 && sink.write(buf.data(), got);
+                             });
+  }
+
+  // Server-sent events: every event of the job so far, then each new one as it happens, then "done" with the
+  // final job object. A job whose events are no longer kept gets its current object as "done" when it has ended.
+  void stream_events(const Request& req, Response& res) {
+    only_params(req, {});
+    const Job job = existing(req);
+    if (event_streams.fetch_add(1) >= settings.max_event_streams) {
+      event_streams.fetch_sub(1);
+      throw ApiError(429, "too_many_streams",
+                     "the server already serves " + std::to_string(settings.max_event_streams) + " event streams");
+    }
+    res.set_header("Cache-Control", "no-cache");
+    auto next = std::make_shared<size_t>(0);
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, id = job.id, next](size_t, httplib::DataSink& sink) {
+          const JobEvents::Read read = events.read(id, *next, kKeepAliveEvery);
+          if (!read.known) {
+            const std::optional<Job> now = store.get(id);
+            if (now && !is_finished(now->status)) {  // kept no log: say so rather than wait forever
+              const std::string frame = sse_frame({"status", job_to_json(*now)});
+              if (!sink.write(frame.data(), frame.size())) return false;
+            } else if (now) {
+              const std::string frame = sse_frame({"done", job_to_json(*now)});
+              if (!sink.write(frame.data(), frame.size())) return false;
+            }
+            sink.done();
+            return true;
+          }
+          std::string out;
+          for (const JobEvent& e : read.events) out += sse_frame(e);
+          *next += read.events.size();
+          if (out.empty() && !read.closed) out = ": keep-alive\n\n";
+          if (!out.empty() && !sink.write(out.data(), out.size())) return false;
+          if (read.closed) sink.done();
+          return true;
+        },
+        [this](bool) { event_streams.fetch_sub(1); });
+  }
+};
+
+Server::Server(Engine& engine, ServeSettings settings) : impl_(std::make_unique<Impl>(engine, std::move(settings))) {}
+
+Server::~Server() {
+  impl_->http.stop();
+  impl_->events.stop();
+  impl_->runner.stop();
+}
+
+int Server::bind() {
+  const ServeSettings& s = impl_->settings;
+  const int port =
+      s.port == 0 ? impl_->http.bind_to_any_port(s.host) : (impl_->http.bind_to_port(s.host, s.port) ? s.port : -1);
+  if (port <= 0)
+    throw Error("serve",
+                "cannot listen on " + s.host + ":" + std::to_string(s.port) + " (in use, or not an address here)",
+                ErrorCategory::Io);
+  return port;
+}
+
+void Server::run() {
+  impl_->http.listen_after_bind();
+  impl_->events.stop();
+  impl_->runner.stop();
+}
+
+void Server::stop() { impl_->http.stop(); }
+
+}  // namespace ltx::server
