@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <filesystem>
@@ -84,6 +85,10 @@ int64_t integer_param(const Request& req, const char* name, int64_t fallback, in
   return out;
 }
 
+// The library owns the request (its handlers see it const); an error or a route that serves no ranges must not be
+// sliced by the client's Range header.
+void ignore_ranges(const Request& req) { const_cast<Request&>(req).ranges.clear(); }
+
 std::string sse_frame(const JobEvent& e) { return "event: " + e.name + "\ndata: " + e.data.dump() + "\n\n"; }
 
 }  // namespace
@@ -113,11 +118,14 @@ struct Server::Impl {
       try {
         (this->*f)(req, res);
       } catch (const ApiError& e) {
+        ignore_ranges(req);
         send_error(res, e);
       } catch (const Error& e) {
+        ignore_ranges(req);
         const int status = e.category() == ErrorCategory::InvalidRequest ? 400 : 500;
         send_error(res, ApiError(status, error_category_name(e.category()), e.what()));
       } catch (const std::exception& e) {
+        ignore_ranges(req);
         send_error(res, ApiError(500, "internal", std::string("internal error: ") + e.what()));
       }
     };
@@ -126,7 +134,7 @@ struct Server::Impl {
   void routes() {
     http.new_task_queue = [] { return new httplib::ThreadPool(64); };
     http.set_payload_max_length(settings.max_body_bytes);
-    http.set_pre_routing_handler([this](const Request& req, Response& res) { return authenticate(req, res); });
+    http.set_pre_routing_handler([this](const Request& req, Response& res) { return screen(req, res); });
     // Every error status leaves as JSON, including the ones the HTTP library sets itself (404 for no route, 413).
     http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
       if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
@@ -155,17 +163,46 @@ struct Server::Impl {
     http.Get(R"(/v1/videos/([^/]+)/events)", guarded(&Impl::stream_events));
   }
 
-  httplib::Server::HandlerResponse authenticate(const Request& req, Response& res) {
-    if (settings.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
+  // Runs before the body is read: refusals here close the connection, since an unread body would be taken for
+  // the next request.
+  httplib::Server::HandlerResponse screen(const Request& req, Response& res) {
+    try {
+      screen_headers(req);
+      authenticate(req);
+      return httplib::Server::HandlerResponse::Unhandled;
+    } catch (const ApiError& e) {
+      ignore_ranges(req);
+      send_error(res, e);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+  }
+
+  // What the HTTP library would take without the body limit, or answer wrongly: a chunked or compressed body
+  // (read whole whatever its size), and byte ranges anywhere but the content route (which checks them itself):
+  // the library slices any response by them, unchecked, so they are dropped (RFC 9110 lets a server ignore Range).
+  static void screen_headers(const Request& req) {
+    if (req.path.size() < 8 || req.path.compare(req.path.size() - 8, 8, "/content") != 0) ignore_ranges(req);
+    if (req.has_header("Transfer-Encoding"))
+      throw ApiError(411, "length_required", "send the body with a Content-Length (no Transfer-Encoding)");
+    const std::string encoding = req.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity")
+      throw ApiError(415, "unsupported_media_type",
+                     "the body must not be compressed (Content-Encoding " + encoding + ")");
+  }
+
+  void authenticate(const Request& req) const {
+    if (settings.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return;
     const std::string header = req.get_header_value("Authorization");
-    constexpr std::string_view kBearer = "Bearer ";
-    const bool ok = header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0 &&
-                    same_secret(std::string_view(header).substr(kBearer.size()), settings.api_key);
-    if (ok) return httplib::Server::HandlerResponse::Unhandled;
-    send_error(res, ApiError(401, header.empty() ? "missing_api_key" : "invalid_api_key",
-                             header.empty() ? "this server needs an API key: Authorization: Bearer KEY"
-                                            : "the API key is not valid"));
-    return httplib::Server::HandlerResponse::Handled;
+    const size_t space = header.find(' ');
+    std::string scheme = header.substr(0, space == std::string::npos ? header.size() : space);
+    for (char& ch : scheme) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool ok = scheme == "bearer" && space != std::string::npos &&
+                    same_secret(std::string_view(header).substr(space + 1), settings.api_key);
+    if (ok) return;
+    throw ApiError(401, header.empty() ? "missing_api_key" : "invalid_api_key",
+                   header.empty() ? "this server needs an API key: Authorization: Bearer KEY"
+                                  : "the API key is not valid (Authorization: Bearer KEY)");
   }
 
   void health(const Request& req, Response& res) {
@@ -196,7 +233,8 @@ struct Server::Impl {
 
   void create(const Request& req, Response& res) {
     const std::string type = req.get_header_value("Content-Type");
-    if (!type.empty() && type.rfind(kJson, 0) != 0)
+    const std::string media_type = type.substr(0, type.find(';'));
+    if (!type.empty() && media_type != kJson)
       throw ApiError(415, "unsupported_media_type", "the body must be application/json, got " + type);
     only_params(req, {});
     Json body;
@@ -306,8 +344,11 @@ struct Server::Impl {
     only_params(req, {});
     const Job job = existing(req);
     if (!is_finished(job.status) && runner.cancel(job.id)) {
-      send_json(res, 200, job_to_json(*store.get(job.id)));
-      return;
+      const std::optional<Job> cancelled = store.get(job.id);
+      if (cancelled) {
+        send_json(res, 200, job_to_json(*cancelled));
+        return;
+      }
     }
     store.remove(job.id);
     send_json(res, 200, {{"id", job.id}, {"object", "video.deleted"}, {"deleted", true}});
@@ -329,6 +370,15 @@ struct Server::Impl {
     std::error_code ec;
     const uintmax_t size = fs::file_size(path, ec);
     if (!*file || ec) throw ApiError(404, "not_found", "video job " + job.id + " has no " + variant + " file");
+    // Ranges within the file only: the library would slice past its end.
+    for (const auto& [first, last] : req.ranges) {
+      const bool inside = first < 0 ? last > 0
+                                    : static_cast<uintmax_t>(first) < size &&
+                                          (last < 0 || (last >= first && static_cast<uintmax_t>(last) < size));
+      if (!inside)
+        throw ApiError(416, "range_not_satisfiable",
+                       "a byte range is outside the file's " + std::to_string(size) + " bytes");
+    }
     const char* type = variant == "audio" ? "audio/wav" : variant == "thumbnail" ? "image/png" : "video/mp4";
     res.set_content_provider(static_cast<size_t>(size), type,
                              [file](size_t offset, size_t length, httplib::DataSink& sink) {

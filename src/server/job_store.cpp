@@ -1,6 +1,7 @@
 #include "server/job_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 
@@ -32,6 +33,8 @@ void JobStore::recover() {
   if (fs::exists(index)) {
     const Json records = read_json_file(index.string(), "serve");
     if (!records.is_array()) throw Error("serve", index.string() + " is not a JSON array of jobs", ErrorCategory::Io);
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     for (const Json& record : records) {
       Job job = job_from_json(record);
       if (!is_finished(job.status)) {
@@ -39,10 +42,12 @@ void JobStore::recover() {
                                                      status_name(job.status) + "; submit it again"};
         job.status = JobStatus::Failed;
         job.stage.clear();
+        job.completed_at = now;
         std::error_code ec;
         fs::remove_all(job_dir(job.id), ec);
       } else if (job.status == JobStatus::Completed && !fs::is_directory(job_dir(job.id))) {
         job.status = JobStatus::Failed;
+        job.videos = 0;
         job.error = JobError{"files_missing", "the job's files are gone from the results folder"};
       }
       if (jobs_.count(job.id)) continue;

@@ -240,6 +240,17 @@ VideoRequest parse_video_request(const Json& body, const RequestLimits& limits, 
   if (body.contains("steps")) r.steps = static_cast<int>(integer(body["steps"], "steps", 1, limits.max_steps));
   rec["steps"] = r.steps > 0 ? Json(r.steps) : Json(nullptr);
 
+  // The defaults too must be within the server's limits (a server may be started with smaller ones).
+  if (r.frames > limits.max_frames)
+    invalid("frames", "frames " + std::to_string(r.frames) + " is over the server's limit of " +
+                          std::to_string(limits.max_frames) + ": give frames or seconds");
+  if (r.width > limits.max_width || r.height > limits.max_height)
+    invalid("size", "size " + std::to_string(r.width) + "x" + std::to_string(r.height) +
+                        " is over the server's limit: give a size within " + std::to_string(limits.max_width) + "x" +
+                        std::to_string(limits.max_height));
+  if (r.steps > limits.max_steps)
+    invalid("steps", "steps " + std::to_string(r.steps) + " is over the server's limit of " +
+                         std::to_string(limits.max_steps) + ": give steps");
   if (body.contains("batch")) r.batch = integer(body["batch"], "batch", 1, limits.max_batch);
   rec["batch"] = r.batch;
 

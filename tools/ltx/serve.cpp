@@ -87,9 +87,10 @@ ServeOptions parse_serve_options(Args args) {
       s.model_id = v;
     else if (a == "--max-body")
       s.max_body_bytes = static_cast<size_t>(parse_size(v, "--max-body"));
-    else if (a == "--max-frames")
+    else if (a == "--max-frames") {
       l.max_frames = whole_number(kCommand, a, v, 9);
-    else if (a == "--max-width")
+      if ((l.max_frames - 1) % 8 != 0) usage_error(kCommand, "--max-frames must be 8k+1 (9, 17, ..., 257), got " + v);
+    } else if (a == "--max-width")
       l.max_width = whole_number(kCommand, a, v, 32);
     else if (a == "--max-height")
       l.max_height = whole_number(kCommand, a, v, 32);
