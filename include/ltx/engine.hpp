@@ -37,7 +37,8 @@ class Engine {
   GenerateResult generate(const GenerateRequest& request, const ProgressCallback& progress = {},
                           const CancellationToken& cancel = {});
 
-  // The checks generate() makes before any work, alone.
+  // The checks generate() makes before any work, alone. It reads only what loading fixed, so it may run on
+  // another thread while generate() runs (a server checks a new request while the previous one generates).
   void check(const GenerateRequest& request) const;
 
   const EngineOptions& options() const;

@@ -2,6 +2,8 @@
 
 namespace ltx::server {
 
+std::string to_text(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 Json error_body(const ApiError& error) {
   const char* type = error.status == 401   ? "authentication_error"
                      : error.status == 404 ? "not_found_error"

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <system_error>
 
 #include "io/atomic_file.h"
@@ -33,11 +34,12 @@ int64_t now_seconds() {
 
 void send_json(Response& res, int status, const Json& body) {
   res.status = status;
-  res.set_content(body.dump(), kJson);
+  res.set_content(to_text(body), kJson);
 }
 
 void send_error(Response& res, const ApiError& e) {
   if (e.status == 401) res.set_header("WWW-Authenticate", "Bearer");
+  if (e.retry_after > 0) res.set_header("Retry-After", std::to_string(e.retry_after));
   send_json(res, e.status, error_body(e));
 }
 
@@ -89,7 +91,38 @@ int64_t integer_param(const Request& req, const char* name, int64_t fallback, in
 // sliced by the client's Range header.
 void ignore_ranges(const Request& req) { const_cast<Request&>(req).ranges.clear(); }
 
-std::string sse_frame(const JobEvent& e) { return "event: " + e.name + "\ndata: " + e.data.dump() + "\n\n"; }
+// The API's paths (httplib patterns) and their methods.
+constexpr std::pair<const char*, const char*> kRoutes[] = {{"/health", "GET"},
+                                                           {"/openapi.json", "GET"},
+                                                           {"/v1/models", "GET"},
+                                                           {"/v1/videos", "GET, POST"},
+                                                           {R"(/v1/videos/([^/]+))", "GET, DELETE"},
+                                                           {R"(/v1/videos/([^/]+)/content)", "GET"},
+                                                           {R"(/v1/videos/([^/]+)/events)", "GET"}};
+
+// The methods `path` allows; empty when no route has the path.
+std::string allowed_methods(const std::string& path) {
+  for (const auto& [pattern, methods] : kRoutes)
+    if (std::regex_match(path, std::regex(pattern))) return methods;
+  return {};
+}
+
+bool is_library_method(const std::string& method) {
+  for (const char* m : {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+    if (method == m) return true;
+  return false;
+}
+
+// For a method it does not know the library stops before it splits the target into path and query.
+void method_not_allowed(const Request& req, Response& res) {
+  const std::string path = req.path.empty() ? req.target.substr(0, req.target.find('?')) : req.path;
+  const std::string allow = allowed_methods(path);
+  if (allow.empty()) return send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + path));
+  res.set_header("Allow", allow);
+  send_error(res, ApiError(405, "method_not_allowed", req.method + " is not allowed here (allowed: " + allow + ")"));
+}
+
+std::string sse_frame(const JobEvent& e) { return "event: " + e.name + "\ndata: " + to_text(e.data) + "\n\n"; }
 
 }  // namespace
 
@@ -138,12 +171,16 @@ struct Server::Impl {
     // Every error status leaves as JSON, including the ones the HTTP library sets itself (404 for no route, 413).
     http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
       if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      // The library's own refusals may leave a body unread on the connection: close it after the answer.
+      res.set_header("Connection", "close");
       if (res.status == 413)
         send_error(res, ApiError(413, "body_too_large",
                                  "the body is larger than the server's limit of " +
                                      std::to_string(settings.max_body_bytes) + " bytes"));
       else if (res.status == 404)
         send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + req.path));
+      else if (res.status == 400 && !req.method.empty() && !is_library_method(req.method))
+        method_not_allowed(req, res);  // TRACE, QUERY, ...: methods the library does not route at all
       else
         send_error(res, ApiError(res.status, "http_error",
                                  "the request was refused (HTTP " + std::to_string(res.status) + ")"));
@@ -152,6 +189,16 @@ struct Server::Impl {
     http.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
       send_error(res, ApiError(500, "internal", "internal error"));
     });
+    // A known path with another method: 405 naming the allowed ones (Allow header), not the library's 404.
+    for (const auto& [pattern, methods] : kRoutes) {
+      const std::string allow = methods;
+      if (allow.find("GET") == std::string::npos) http.Get(pattern, method_not_allowed);
+      if (allow.find("POST") == std::string::npos) http.Post(pattern, method_not_allowed);
+      if (allow.find("DELETE") == std::string::npos) http.Delete(pattern, method_not_allowed);
+      http.Put(pattern, method_not_allowed);
+      http.Patch(pattern, method_not_allowed);
+      http.Options(pattern, method_not_allowed);
+    }
     http.Get("/health", guarded(&Impl::health));
     http.Get("/openapi.json", guarded(&Impl::openapi));
     http.Get("/v1/models", guarded(&Impl::models));
@@ -270,8 +317,10 @@ struct Server::Impl {
   }
 
   ApiError queue_full() const {
-    return ApiError(429, "queue_full",
-                    "the queue is full (" + std::to_string(runner.capacity()) + " jobs wait); retry later");
+    ApiError e(429, "queue_full",
+               "the queue is full (" + std::to_string(runner.capacity()) + " jobs wait); retry later");
+    e.retry_after = runner.retry_after_seconds();
+    return e;
   }
 
   // The images go into the job's folder under names the server chooses; the request then points at them.
@@ -397,8 +446,10 @@ struct Server::Impl {
     const Job job = existing(req);
     if (event_streams.fetch_add(1) >= settings.max_event_streams) {
       event_streams.fetch_sub(1);
-      throw ApiError(429, "too_many_streams",
-                     "the server already serves " + std::to_string(settings.max_event_streams) + " event streams");
+      ApiError e(429, "too_many_streams",
+                 "the server already serves " + std::to_string(settings.max_event_streams) + " event streams");
+      e.retry_after = 5;
+      throw e;
     }
     res.set_header("Cache-Control", "no-cache");
     auto next = std::make_shared<size_t>(0);
@@ -455,6 +506,9 @@ void Server::run() {
   impl_->runner.stop();
 }
 
-void Server::stop() { impl_->http.stop(); }
+void Server::stop() {
+  impl_->events.stop();  // event streams end now: the library waits for every connection's handler before it returns
+  impl_->http.stop();
+}
 
 }  // namespace ltx::server

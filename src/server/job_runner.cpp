@@ -1,6 +1,8 @@
 #include "server/job_runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 
@@ -90,6 +92,11 @@ bool JobRunner::stopping() const {
   return stopping_;
 }
 
+int JobRunner::retry_after_seconds() const {
+  std::lock_guard lock(mutex_);
+  return mean_job_seconds_ == 0 ? 5 : std::max(1, static_cast<int>(std::ceil(mean_job_seconds_)));
+}
+
 size_t JobRunner::waiting() const {
   std::lock_guard lock(mutex_);
   return queue_.size();
@@ -129,9 +136,12 @@ void JobRunner::work() {
       running_id_ = job.id;
       running_token_ = token;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     run(job, token);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard lock(mutex_);
     running_id_.clear();
+    mean_job_seconds_ = mean_job_seconds_ == 0 ? seconds : 0.8 * mean_job_seconds_ + 0.2 * seconds;
   }
 }
 

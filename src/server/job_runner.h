@@ -37,6 +37,8 @@ class JobRunner {
   size_t waiting() const;
   bool busy() const;
   size_t capacity() const { return capacity_; }
+  // Seconds until a place in the queue is likely to free up: the recent jobs' mean duration (5 before any).
+  int retry_after_seconds() const;
 
   // Takes no more jobs, cancels the running one and fails the waiting ones ("the server stopped"); joins the worker.
   void stop();
@@ -61,6 +63,7 @@ class JobRunner {
   std::string running_id_;
   CancellationToken running_token_;
   bool stopping_ = false;
+  double mean_job_seconds_ = 0;  // exponential moving average of the finished jobs' wall time
   std::thread worker_;
 };
 

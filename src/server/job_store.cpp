@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "ltx/error.hpp"
+#include "server/api_error.h"
 
 namespace ltx::server {
 namespace {
@@ -68,7 +69,7 @@ void JobStore::recover() {
 void JobStore::write_index() const {
   Json records = Json::array();
   for (const std::string& id : order_) records.push_back(job_to_json(jobs_.at(id)));
-  const std::string text = records.dump();
+  const std::string text = to_text(records);
   io::AtomicFile file((fs::path(results_dir_) / kIndexName).string());
   file.write(text.data(), text.size());
   file.commit();

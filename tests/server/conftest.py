@@ -46,6 +46,7 @@ class Server:
         raise RuntimeError("no VmRSS")
 
     def stop(self, sig=signal.SIGTERM):
+        self.client.close()  # an idle keep-alive connection would hold the server's shutdown for its 5 s timeout
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -53,7 +54,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.client.close()
         return self.proc.returncode
 
 
