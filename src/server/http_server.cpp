@@ -167,6 +167,8 @@ struct Server::Impl {
   void routes() {
     http.new_task_queue = [] { return new httplib::ThreadPool(64); };
     http.set_payload_max_length(settings.max_body_bytes);
+    // Small JSON answers go out at once: with Nagle's algorithm each waited for the client's delayed ACK (~40 ms).
+    http.set_tcp_nodelay(true);
     http.set_pre_routing_handler([this](const Request& req, Response& res) { return screen(req, res); });
     // Every error status leaves as JSON, including the ones the HTTP library sets itself (404 for no route, 413).
     http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {

@@ -148,11 +148,14 @@ void JobRunner::work() {
 void JobRunner::run(const Queued& queued, const CancellationToken& token) {
   const std::string& id = queued.id;
   const std::string dir = store_.job_dir(id);
-  store_.update(id, [](Job& j) {
-    if (j.status != JobStatus::Queued) return;
-    j.status = JobStatus::InProgress;
-    j.started_at = now_seconds();
-  });
+  store_.update(
+      id,
+      [](Job& j) {
+        if (j.status != JobStatus::Queued) return;
+        j.status = JobStatus::InProgress;
+        j.started_at = now_seconds();
+      },
+      JobStore::Persist::Unsynced);
   if (const auto job = store_.get(id)) events_.append(id, {"status", job_to_json(*job)});
 
   const ProgressCallback progress = [&](const ProgressEvent& e) {
@@ -169,7 +172,7 @@ void JobRunner::run(const Queued& queued, const CancellationToken& token) {
           }
           job_progress = j.progress;
         },
-        /*persist=*/false);
+        JobStore::Persist::No);
     const char* kind = e.kind == ProgressEvent::Kind::Begin ? "begin"
                        : e.kind == ProgressEvent::Kind::End ? "end"
                                                             : "step";

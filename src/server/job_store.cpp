@@ -66,11 +66,13 @@ void JobStore::recover() {
   write_index();
 }
 
-void JobStore::write_index() const {
+void JobStore::write_index(Persist persist) const {
   Json records = Json::array();
   for (const std::string& id : order_) records.push_back(job_to_json(jobs_.at(id)));
   const std::string text = to_text(records);
-  io::AtomicFile file((fs::path(results_dir_) / kIndexName).string());
+  io::AtomicFile file((fs::path(results_dir_) / kIndexName).string(), persist == Persist::Synced
+                                                                         ? io::AtomicFile::Durability::Synced
+                                                                         : io::AtomicFile::Durability::Unsynced);
   file.write(text.data(), text.size());
   file.commit();
 }
@@ -89,12 +91,12 @@ std::optional<Job> JobStore::get(const std::string& id) const {
   return it->second;
 }
 
-bool JobStore::update(const std::string& id, const std::function<void(Job&)>& change, bool persist) {
+bool JobStore::update(const std::string& id, const std::function<void(Job&)>& change, Persist persist) {
   std::lock_guard lock(mutex_);
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return false;
   change(it->second);
-  if (persist) write_index();
+  if (persist != Persist::No) write_index(persist);
   return true;
 }
 

@@ -26,9 +26,12 @@ class JobStore {
 
   void add(const Job& job);
   std::optional<Job> get(const std::string& id) const;
-  // Applies `change` to the job under the store's lock; with `persist` the index is rewritten. False when the
-  // job no longer exists (deleted meanwhile).
-  bool update(const std::string& id, const std::function<void(Job&)>& change, bool persist = true);
+  // How a change reaches the index: not at all (progress), rewritten without waiting for the disk (a state a
+  // crash may lose because recovery treats it like the one before: queued -> in progress), or rewritten and
+  // synced before the call returns.
+  enum class Persist { No, Unsynced, Synced };
+  // Applies `change` to the job under the store's lock. False when the job no longer exists (deleted meanwhile).
+  bool update(const std::string& id, const std::function<void(Job&)>& change, Persist persist = Persist::Synced);
   // Removes the record and the job's folder.
   bool remove(const std::string& id);
 
@@ -42,7 +45,7 @@ class JobStore {
 
  private:
   void recover();
-  void write_index() const;  // caller holds mutex_
+  void write_index(Persist persist = Persist::Synced) const;  // caller holds mutex_
 
   std::string results_dir_;
   mutable std::mutex mutex_;
