@@ -28,10 +28,6 @@ using httplib::Response;
 constexpr const char* kJson = "application/json";
 constexpr auto kKeepAliveEvery = std::chrono::seconds(15);
 
-int64_t now_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 void send_json(Response& res, int status, const Json& body) {
   res.status = status;
   res.set_content(to_text(body), kJson);
@@ -134,7 +130,7 @@ struct Server::Impl {
   JobRunner runner;
   httplib::Server http;
   std::atomic<size_t> event_streams{0};
-  const int64_t started_at = now_seconds();
+  const int64_t started_at = unix_seconds();
 
   Impl(Engine& e, ServeSettings s)
       : engine(e),
@@ -298,7 +294,7 @@ struct Server::Impl {
     Job job;
     job.id = new_job_id();
     job.model = settings.model_id;
-    job.created_at = now_seconds();
+    job.created_at = unix_seconds();
     job.request = parsed.record;
     const std::string dir = store.job_dir(job.id);
     try {

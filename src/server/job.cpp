@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 
 #include "ltx/error.hpp"
 
@@ -83,6 +84,10 @@ Job job_from_json(const Json& j) {
   } catch (const Json::exception& e) {
     throw Error("serve", std::string("a job record is malformed: ") + e.what());
   }
+}
+
+int64_t unix_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 bool is_job_id(std::string_view id) {

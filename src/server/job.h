@@ -37,6 +37,9 @@ Json job_to_json(const Job& job);
 // The record as job_to_json wrote it; throws ltx::Error naming the field when it is not one.
 Job job_from_json(const Json& json);
 
+// Seconds since the Unix epoch: the job's times.
+int64_t unix_seconds();
+
 // Whether `id` has the form the server gives ids; anything else names no job (and never reaches a path).
 bool is_job_id(std::string_view id);
 // A new id from the system's random source: 128 bits, unguessable.

@@ -13,10 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int64_t now_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // The job's 0-100 from the engine's stages: the prompt encode is short, denoising is most of the work, the decode
 // the rest (completion alone is 100).
 int overall_progress(std::string_view stage, int64_t step, int64_t total) {
@@ -79,7 +75,7 @@ bool JobRunner::cancel(const std::string& id) {
       if (is_finished(j.status)) return;
       j.status = JobStatus::Cancelled;
       j.stage.clear();
-      j.completed_at = now_seconds();
+      j.completed_at = unix_seconds();
       j.error = cancelled;
     });
     if (const auto job = store_.get(id)) events_.append(id, {"status", job_to_json(*job)});
@@ -153,7 +149,7 @@ void JobRunner::run(const Queued& queued, const CancellationToken& token) {
       [](Job& j) {
         if (j.status != JobStatus::Queued) return;
         j.status = JobStatus::InProgress;
-        j.started_at = now_seconds();
+        j.started_at = unix_seconds();
       },
       JobStore::Persist::Unsynced);
   if (const auto job = store_.get(id)) events_.append(id, {"status", job_to_json(*job)});
@@ -220,7 +216,7 @@ void JobRunner::finish(const std::string& id, JobStatus status, std::optional<Jo
     }
     j.status = status;
     j.stage.clear();
-    j.completed_at = now_seconds();
+    j.completed_at = unix_seconds();
     j.error = std::move(error);
     j.videos = videos;
     if (status == JobStatus::Completed) j.progress = 100;

@@ -1,7 +1,6 @@
 #include "server/job_store.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <system_error>
 
@@ -34,8 +33,7 @@ void JobStore::recover() {
   if (fs::exists(index)) {
     const Json records = read_json_file(index.string(), "serve");
     if (!records.is_array()) throw Error("serve", index.string() + " is not a JSON array of jobs", ErrorCategory::Io);
-    const int64_t now =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const int64_t now = unix_seconds();
     for (const Json& record : records) {
       Job job = job_from_json(record);
       if (!is_finished(job.status)) {
@@ -71,8 +69,8 @@ void JobStore::write_index(Persist persist) const {
   for (const std::string& id : order_) records.push_back(job_to_json(jobs_.at(id)));
   const std::string text = to_text(records);
   io::AtomicFile file((fs::path(results_dir_) / kIndexName).string(), persist == Persist::Synced
-                                                                         ? io::AtomicFile::Durability::Synced
-                                                                         : io::AtomicFile::Durability::Unsynced);
+                                                                          ? io::AtomicFile::Durability::Synced
+                                                                          : io::AtomicFile::Durability::Unsynced);
   file.write(text.data(), text.size());
   file.commit();
 }
