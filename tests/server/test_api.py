@@ -150,8 +150,10 @@ def test_queue_full_is_429(start_server):
     wait_running(server, running["id"])
     waiting = server.post(SMALL)
     assert waiting.status_code == 202
-    error = assert_error(server.post(SMALL), 429, says=["queue is full"])
+    full = server.post(SMALL)
+    error = assert_error(full, 429, says=["queue is full"])
     assert error["code"] == "queue_full" and error["type"] == "rate_limit_error"
+    assert int(full.headers["retry-after"]) >= 1
     health = server.client.get("/health").json()
     assert health["queue"] == {"waiting": 1, "running": 1, "capacity": 1}
     server.client.delete(f"/v1/videos/{running['id']}")
