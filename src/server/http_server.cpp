@@ -166,6 +166,14 @@ struct Server::Impl {
     // Small JSON answers go out at once: with Nagle's algorithm each waited for the client's delayed ACK (~40 ms).
     http.set_tcp_nodelay(true);
     http.set_pre_routing_handler([this](const Request& req, Response& res) { return screen(req, res); });
+    // Only POST /v1/videos takes a body: any other request that came with one is answered with "Connection: close",
+    // so that the client does not reuse a connection where the library may have left that body unread, to be
+    // parsed as the next request (schemathesis found it).
+    http.set_post_routing_handler([](const Request& req, Response& res) {
+      const std::string length = req.get_header_value("Content-Length");
+      if (req.method != "POST" && !length.empty() && length != "0" && !res.has_header("Connection"))
+        res.set_header("Connection", "close");
+    });
     // Every error status leaves as JSON, including the ones the HTTP library sets itself (404 for no route, 413).
     http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
       if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;

@@ -249,6 +249,10 @@ def test_malformed_bodies_ids_and_routes(start_server):
     assert (server.results_dir / "index.json").exists()
     assert_error(c.get("/v1/videos/video_" + "0" * 32), 404, says=["no video job"])
     assert_error(c.get("/v1/nothing"), 404)
+    # Another method on a known path: 405 with Allow; a body it came with is not read, so the connection closes.
+    r = c.request("DELETE", "/v1/videos", content=b'{"prompt": "a"}', headers={"content-type": "application/json"})
+    assert_error(r, 405)
+    assert r.headers["allow"] == "GET, POST" and r.headers["connection"] == "close"
     assert_error(c.get("/v1/videos", params={"limit": 0}), 400, "limit")
     assert_error(c.get("/v1/videos", params={"order": "up"}), 400, "order")
     assert_error(c.get("/v1/videos", params={"after": "video_" + "1" * 32}), 400, "after")
