@@ -10,7 +10,8 @@
 
 namespace ltx::nn {
 
-std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid) {
+std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid,
+                                 TorchCpuKernels kernels) {
   const int64_t n = dim / (2 * n_axes);
   std::vector<float> g(static_cast<size_t>(n));
   if (n == 0) return g;
@@ -22,15 +23,12 @@ std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool
     }
     return g;
   }
-  // rope.py:generate_freq_grid_pytorch: torch.linspace(0, 1, n, f32) (torch fills the first half from the start
-  // and the second half from the end), theta ** that in f32, then · (π/2) in f32.
-  const float step = n == 1 ? 0.0f : 1.0f / static_cast<float>(n - 1);
-  const auto tf = static_cast<float>(theta);
-  for (int64_t k = 0; k < n; ++k) {
-    const float e = k < n / 2 ? static_cast<float>(k) * step : 1.0f - static_cast<float>(n - 1 - k) * step;
-    const float p = std::pow(tf, e);
-    g[static_cast<size_t>(k)] = p * static_cast<float>(std::numbers::pi / 2.0);
-  }
+  // rope.py:generate_freq_grid_pytorch: theta ** torch.linspace(log_theta(1), log_theta(theta), n) = (0, 1) in f32,
+  // then · π / 2 in f32; linspace and pow as torch's kernels round them (torch_cpu_math.h).
+  const std::vector<float> exponents = torch_linspace(0.0f, 1.0f, n, kernels);
+  const std::vector<float> p = torch_pow(static_cast<float>(theta), exponents, kernels);
+  for (int64_t k = 0; k < n; ++k)
+    g[static_cast<size_t>(k)] = p[static_cast<size_t>(k)] * static_cast<float>(std::numbers::pi / 2.0);
   return g;
 }
 
@@ -52,7 +50,7 @@ void ltx_rope_tables_into(const LtxRopeSpec& spec, const Tensor& positions, cons
   for (const Tensor* out : {&cos, &sin})
     LTX_CHECK(out->dtype() == DType::F32 && out->shape() == shape && out->is_contiguous(), "rope", "table ",
               out->describe(), " must be contiguous f32", shape.str());
-  const std::vector<float> grid = ltx_rope_grid(spec.theta, n_axes, spec.dim, spec.float64_grid);
+  const std::vector<float> grid = ltx_rope_grid(spec.theta, n_axes, spec.dim, spec.float64_grid, torch_cpu_kernels());
   const auto n_freq = static_cast<int64_t>(grid.size());
   const std::vector<float> pos = positions.to_floats();
   const int64_t pos_last = positions.rank() == 4 ? positions.dim(3) : 1;
@@ -127,7 +125,13 @@ RopeTables ltx_rope_tables(const LtxRopeSpec& spec, const Tensor& positions) {
 }
 
 Value apply_ltx_rope(Value x, Value cos, Value sin, RopeMode mode, int64_t n_heads) {
-  if (mode == RopeMode::SplitHalf) return ops::rope(split_heads(x, n_heads), cos, sin, RopeMode::SplitHalf);
+  if (mode == RopeMode::SplitHalf) {
+    // Split tables rotate over their own head layout (rope.py:apply_split_rotary_emb reshapes x to the tables'
+    // [B, H, T, ·]); a cross-modal table has the other stream's heads when the streams' head counts differ.
+    const int64_t table_heads = cos.dim(1);
+    if (table_heads == n_heads) return ops::rope(split_heads(x, n_heads), cos, sin, RopeMode::SplitHalf);
+    return split_heads(merge_heads(ops::rope(split_heads(x, table_heads), cos, sin, RopeMode::SplitHalf)), n_heads);
+  }
   return split_heads(ops::rope(x, cos, sin, RopeMode::Interleaved), n_heads);
 }
 

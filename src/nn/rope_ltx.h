@@ -1,15 +1,16 @@
 // LTX's fractional-position rotary tables, ltx_core/model/transformer/rope.py:precompute_freqs_cis.
 //   N = dim / (2·n_axes) frequencies g[k] = (π/2)·theta^(k/(N-1)) (a float64 grid, generate_freq_grid_np, or
-//   torch's float32 linspace/pow, generate_freq_grid_pytorch), then per token and axis a
-//   frac_a = pos_a / max_pos[a] (pos = midpoint of [start, end) or start), angle[k·n + a] = g[k]·(2·frac_a − 1).
-//   Split: cos/sin of the angles, padded at the front to dim/2 with (1, 0), laid out per head: [B, H, T, dh/2].
-//   Interleaved: each angle repeated twice, padded at the front to dim with (1, 0): [B, T, dim].
+//   torch's float32 linspace/pow, generate_freq_grid_pytorch, rounded as torch's CPU kernels round them), then per
+//   token and axis a frac_a = pos_a / max_pos[a] (pos = midpoint of [start, end) or start), angle[k·n + a] =
+//   g[k]·(2·frac_a − 1). Split: cos/sin of the angles, padded at the front to dim/2 with (1, 0), laid out per head: [B,
+//   H, T, dh/2]. Interleaved: each angle repeated twice, padded at the front to dim with (1, 0): [B, T, dim].
 // Everything after the grid is f32 in torch's order, as the reference computes it.
 #pragma once
 
 #include <vector>
 
 #include "core/tensor.h"
+#include "core/torch_cpu_math.h"
 #include "graph/builder.h"
 
 namespace ltx::nn {
@@ -35,11 +36,13 @@ RopeTables ltx_rope_tables(const LtxRopeSpec& spec, const Tensor& positions);
 Shape ltx_rope_table_shape(const LtxRopeSpec& spec, const Tensor& positions);
 void ltx_rope_tables_into(const LtxRopeSpec& spec, const Tensor& positions, const Tensor& cos, const Tensor& sin);
 
-// The frequency grid g[0..N) (f32 values, as the reference stores them).
-std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid);
+// The frequency grid g[0..N) (f32 values, as the reference stores them); a float32 grid rounds as torch's `kernels`
+// do (ltx_rope_tables uses torch_cpu_kernels()).
+std::vector<float> ltx_rope_grid(double theta, int64_t n_axes, int64_t dim, bool float64_grid, TorchCpuKernels kernels);
 
 // Applies the tables to projected queries or keys x [B, T, dim]; returns [B, H, T, dh] (heads split), the layout
-// attention takes. Split tables rotate per head; interleaved tables rotate the flat width before the split.
+// attention takes. Split tables rotate per head of their own layout (their dim 1, which may differ from n_heads);
+// interleaved tables rotate the flat width before the split.
 Value apply_ltx_rope(Value x, Value cos, Value sin, RopeMode mode, int64_t n_heads);
 
 }  // namespace ltx::nn

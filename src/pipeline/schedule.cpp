@@ -3,28 +3,9 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/torch_cpu_math.h"
 
 namespace ltx {
-namespace {
-
-// torch.linspace(start, end, n) in f32 on the CPU: the first half counts up from start, the second half down
-// from end, with a float step (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp). Its vectorized kernel rounds
-// start + step·i once (a fused multiply-add): plain float arithmetic differs in the last bit for n = 16 or 31.
-std::vector<float> torch_linspace_f32(float start, float end, int64_t n) {
-  std::vector<float> v(static_cast<size_t>(n));
-  if (n == 1) {
-    v[0] = start;
-    return v;
-  }
-  const float step = (end - start) / static_cast<float>(n - 1);
-  const int64_t halfway = n / 2;
-  for (int64_t i = 0; i < n; ++i)
-    v[static_cast<size_t>(i)] = i < halfway ? std::fma(step, static_cast<float>(i), start)
-                                            : std::fma(-step, static_cast<float>(n - i - 1), end);
-  return v;
-}
-
-}  // namespace
 
 std::vector<float> ltx2_sigmas(const Ltx2ScheduleParams& p) {
   LTX_CHECK(p.steps >= 1, "schedule", "steps must be at least 1, got ", p.steps);
@@ -38,7 +19,7 @@ std::vector<float> ltx2_sigmas(const Ltx2ScheduleParams& p) {
   // exp(shift) enters the f32 tensor maths as a wrapped scalar, rounded to f32. `a / t` for a scalar a is
   // t.reciprocal() * a in torch (torch/_tensor.py __rdiv__), hence the two-step form below.
   const auto e = static_cast<float>(std::exp(shift));
-  std::vector<float> s = torch_linspace_f32(1.0f, 0.0f, p.steps + 1);
+  std::vector<float> s = torch_linspace(1.0f, 0.0f, p.steps + 1, torch_cpu_kernels());  // as torch rounds it
   for (float& x : s) {
     if (x == 0.0f) continue;
     const float inv = 1.0f / x;

@@ -5,6 +5,7 @@ namespace ltx {
 void register_builtin_components(ComponentRegistry& registry) {
   // Model components (text encoder, DiT, VAEs, vocoders, upsamplers) add their runners here as they land.
   register_schedule_runners(registry);
+  register_rope_grid_runners(registry);
   register_ltx_text_runners(registry);
   register_ltx_dit_runners(registry);
   register_lora_runners(registry);

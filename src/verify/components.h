@@ -19,5 +19,6 @@ void register_pipeline_runners(ComponentRegistry& registry);         // pipeline
 void register_media_upsampler_runners(ComponentRegistry& registry);  // media_upsampler_runners.cpp
 void register_media_audio_runners(ComponentRegistry& registry);      // media_audio_runners.cpp
 void register_lora_runners(ComponentRegistry& registry);             // lora_runners.cpp
+void register_rope_grid_runners(ComponentRegistry& registry);        // rope_grid_runners.cpp
 
 }  // namespace ltx

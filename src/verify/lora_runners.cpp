@@ -1,7 +1,7 @@
 // Golden-case runner for LoRA fusion (component "dit_lora", tests/golden/dit/lora_official, made by
-// tools/reference/make_lora_goldens.py): the base DiT and the LoRA file share the case's weights (the LoRA under
-// params.lora_prefix); the LoRA is fused into bf16 resident weights as ltx-core does for bf16 checkpoints, in
-// either precision (activations are f32 in both), and the fused model runs one x0 call.
+// tools/reference/make_lora_goldens.py): the base DiT and the LoRA files share the case's weights (each LoRA under
+// its prefix); the LoRAs are fused into bf16 resident weights as ltx-core does for bf16 checkpoints, in either
+// precision (activations are f32 in both), and the fused model runs one x0 call when the case has inputs.
 #include "io/safetensors.h"
 #include "models/ltx/dit/dit.h"
 #include "models/ltx/dit/lora_fuse.h"
@@ -33,23 +33,41 @@ std::map<std::string, Tensor> run_dit_lora(const GoldenCase& c, Precision) {
   Dit dit = Dit::load(WeightLoader(source, prefix), config, DType::BF16);
 
   DitLoraFuser fuser(dit, source, DType::BF16, prefix);
-  const LoraAdapter lora = read_lora(*source, fuser.targets(), false, params.at("lora_prefix").get<std::string>());
-  const WeightedLora weighted{&lora, params.at("lora_strength").get<float>()};
-  fuser.apply({&weighted, 1});
+  // params.loras: [{prefix, strength}] (or one LoRA as lora_prefix, lora_strength); lora_dtype "bf16": the case
+  // stores the LoRA files' bf16 values widened to f32, narrowed back here so the fuser sees what the files hold.
+  std::vector<std::pair<std::string, float>> wanted;
+  if (params.contains("loras"))
+    for (const auto& l : params.at("loras")) wanted.emplace_back(l.at("prefix"), l.at("strength").get<float>());
+  else
+    wanted.emplace_back(params.at("lora_prefix"), params.at("lora_strength").get<float>());
+  const bool bf16_files = params.value("lora_dtype", "f32") == "bf16";
+  std::vector<LoraAdapter> adapters;
+  for (const auto& [lora_prefix, strength] : wanted) {
+    adapters.push_back(read_lora(*source, fuser.targets(), false, lora_prefix));
+    if (bf16_files)
+      for (LoraLayer& layer : adapters.back().layers) {
+        layer.up = layer.up.to(DType::BF16);
+        layer.down = layer.down.to(DType::BF16);
+      }
+  }
+  std::vector<WeightedLora> weighted;
+  for (size_t i = 0; i < adapters.size(); ++i) weighted.push_back({&adapters[i], wanted[i].second});
+  fuser.apply(weighted);
 
+  std::map<std::string, Tensor> r;
+  for (const std::string& module : fuser.targets().modules)
+    r["fused." + module + ".weight"] = fuser.weight(module).to(DType::F32);
+  if (c.outputs.size() == r.size()) return r;  // a case of fused weights only
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   DitCall call;
   call.video = stream_input(in, "video");
   call.audio = stream_input(in, "audio");
   call.perturbations.push_back({});
   DitOutput out = dit.run(call);
-  std::map<std::string, Tensor> r;
   r["video.velocity"] = out.video_velocity;
   r["video.denoised"] = out.video_denoised;
   r["audio.velocity"] = out.audio_velocity;
   r["audio.denoised"] = out.audio_denoised;
-  for (const std::string& module : fuser.targets().modules)
-    r["fused." + module + ".weight"] = fuser.weight(module).to(DType::F32);
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/torch_cpu_math.h"
 #include "io/safetensors.h"
 
 namespace ltx {
@@ -21,6 +22,34 @@ const ComponentRunner* ComponentRegistry::find(const std::string& component) con
   return it == runners_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// A case replays with the torch CPU kernel set that made it (manifest reference.torch_cpu_capability, as
+// torch.backends.cpu.get_cpu_capability() named it); cases without one use this process's choice.
+class CaseTorchKernels {
+ public:
+  explicit CaseTorchKernels(const GoldenCase& c) {
+    const nlohmann::json& ref = c.manifest.contains("reference") ? c.manifest.at("reference") : nlohmann::json();
+    if (!ref.is_object() || !ref.contains("torch_cpu_capability")) return;
+    const std::string name = ref.at("torch_cpu_capability").get<std::string>();
+    const auto k = parse_torch_cpu_kernels(name);
+    LTX_CHECK(k.has_value(), "golden", c.dir, ": reference.torch_cpu_capability '", name,
+              "' is none of default, avx2, avx512");
+    set_torch_cpu_kernels(k);
+    set_ = true;
+  }
+  ~CaseTorchKernels() {
+    if (set_) set_torch_cpu_kernels(std::nullopt);
+  }
+  CaseTorchKernels(const CaseTorchKernels&) = delete;
+  CaseTorchKernels& operator=(const CaseTorchKernels&) = delete;
+
+ private:
+  bool set_ = false;
+};
+
+}  // namespace
+
 CaseResult run_golden_case(const std::string& dir, Precision precision, const ComponentRegistry& registry) {
   CaseResult result;
   result.dir = dir;
@@ -29,6 +58,7 @@ CaseResult run_golden_case(const std::string& dir, Precision precision, const Co
     result.component = c.component;
     const ComponentRunner* runner = registry.find(c.component);
     if (runner == nullptr) return result;  // NotImplemented
+    const CaseTorchKernels kernels(c);
 
     const std::map<std::string, Tensor> produced = (*runner)(c, precision);
     const SafetensorsFile expected = SafetensorsFile::open(c.expected_path());

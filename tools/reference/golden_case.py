@@ -14,7 +14,10 @@ import hashlib
 import importlib.metadata
 import json
 import math
+import os
 import struct
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,7 +27,7 @@ import numpy as np
 import torch
 
 FORMAT_VERSION = 1
-GROUPS = ("text", "dit", "vae", "audio", "upsampler", "schedule", "pipeline")
+GROUPS = ("text", "dit", "rope", "vae", "audio", "upsampler", "schedule", "pipeline")
 
 _ST_DTYPES = {
     torch.float32: "F32",
@@ -49,7 +52,27 @@ def reference_versions(generator: str) -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             out[pkg] = "absent"
     out["generator"] = generator
+    out["torch_cpu_capability"] = torch_cpu_capability()
     return out
+
+
+def torch_cpu_capability() -> str:
+    """The CPU kernel set torch runs in this process ("avx512", "avx2", "default"): where torch's results depend
+    on it (vectorized linspace and pow round differently), the engine replays a case with the set that made it."""
+    return torch.backends.cpu.get_cpu_capability().lower()
+
+
+def made_in_child_with_capability(capability: str, group: str, case: str, out_root: Path) -> Path | None:
+    """torch picks its kernel set once per process (ATEN_CPU_CAPABILITY), so a case that must be made with another
+    set than this process's is made by make_goldens.py in a child process; returns its directory, or None when
+    this process already runs `capability` (the caller makes the case itself)."""
+    if torch_cpu_capability() == capability:
+        return None
+    script = Path(__file__).resolve().parent / "make_goldens.py"
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability}
+    subprocess.run([sys.executable, str(script), "--out", str(out_root), "--only", group, "--case", case], env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    return Path(out_root) / group / case
 
 
 def setup_determinism(seed: int = 0) -> None:

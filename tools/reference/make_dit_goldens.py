@@ -31,6 +31,7 @@ from golden_case import (  # noqa: E402
     GoldenCase,
     Recorder,
     canonical_json,
+    made_in_child_with_capability,
     module_to_reference,
     seeded_init_,
     seeded_randn,
@@ -57,10 +58,11 @@ AV_TIMESTEP_SEMANTICS = (
 )
 
 
-def build_model(style: str, video_only: bool):
+def build_model(style: str, video_only: bool, overrides: dict | None = None):
     from ltx_core.model.transformer.model_configurator import LTXModelConfigurator, LTXVideoOnlyModelConfigurator
 
     cfg = checkpoint_config(style)
+    cfg["transformer"].update(overrides or {})
     configurator = LTXVideoOnlyModelConfigurator if video_only else LTXModelConfigurator
     model = configurator.from_config(cfg)
     # Caption projections are created on the meta device (filled by the checkpoint loader); materialise them.
@@ -74,6 +76,16 @@ def build_model(style: str, video_only: bool):
 
 def _model_seed(style: str, video_only: bool) -> int:
     return {"ltx2": 1000, "ltx23": 2000, "legacy_video_only": 3000}[style] + (1 if video_only else 0)
+
+
+# A legacy (interleaved, float32 grid) DiT, one block, wide enough (96 / 6 = 16 frequencies) that torch's kernel sets
+# round its grid differently (the fused linspace); made once per kernel set (KERNEL_SET_CASES). The rope group's
+# freq_grids cases pin every grid size, the vectorized pow's edges included.
+WIDE_GRID = {"num_attention_heads": 2, "attention_head_dim": 48, "cross_attention_dim": 96, "num_layers": 1}
+# Audio and video streams with different head counts (video 2 x 16, audio 4 x 4): each stream's cross-modal RoPE
+# is laid out over its own heads while the A<->V attentions split the audio width into the audio stream's heads.
+UNEQUAL_HEADS = {"audio_num_attention_heads": 4, "audio_attention_head_dim": 4, "audio_connector_num_attention_heads": 4,
+                 "audio_connector_attention_head_dim": 4}
 
 
 def make_states(b: int, seed: int, sigma_v: float, sigma_a: float | None, video_conditionings=(), audio_frozen=False,
@@ -247,8 +259,9 @@ def run_case(
     audio_frozen: bool = False,
     perturbations: list | None = None,
     extra_params: dict | None = None,
+    overrides: dict | None = None,
 ) -> GoldenCase:
-    model, cfg = build_model(style, video_only)
+    model, cfg = build_model(style, video_only, overrides)
     tcfg = cfg["transformer"]
     has_audio = not video_only
     v_state, a_state, _ = make_states(
@@ -421,12 +434,42 @@ CASES = {
 }
 
 
+for _set in ("avx512", "default"):
+    CASES[f"legacy_wide_grid_{_set}"] = (lambda s: lambda: run_case(
+        f"legacy_wide_grid_{s}",
+        f"LTX-2.0 legacy DiT (interleaved RoPE, float32 frequency grid) 96 wide, one block, made with torch's {s} "
+        "CPU kernels: its 16-frequency grid rounds differently per kernel set (the fused linspace), which moves "
+        "high-frequency angles by up to ~1e-3.",
+        "legacy_video_only",
+        video_only=True,
+        seed=7,
+        overrides=WIDE_GRID,
+    ))(_set)
+# The kernel set each case must be made with (torch reads ATEN_CPU_CAPABILITY once per process).
+KERNEL_SET_CASES = {"legacy_wide_grid_avx512": "avx512", "legacy_wide_grid_default": "default"}
+CASES["ltx23_av_unequal_heads"] = lambda: run_case(
+    "ltx23_av_unequal_heads",
+    "LTX-2.3 audio+video DiT whose streams have different head counts (video 2 x 16, audio 4 x 4), which "
+    "ltx-core's configurator accepts: the video cross-modal RoPE is laid out over 2 heads of 8, the audio one over "
+    "4 heads of 4, and the A<->V attentions use the audio stream's 4 heads.",
+    "ltx23",
+    video_only=False,
+    seed=8,
+    overrides=UNEQUAL_HEADS,
+)
+
+
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
     if "dit" not in groups:
         return []
     written = []
     for name, make in CASES.items():
         if only_cases is None or name in only_cases:
+            if name in KERNEL_SET_CASES:
+                made = made_in_child_with_capability(KERNEL_SET_CASES[name], "dit", name, out_root)
+                if made is not None:
+                    written.append(made)
+                    continue
             torch.manual_seed(0)
             written.append(with_measured_production(make).write(out_root))
     return written

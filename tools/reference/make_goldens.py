@@ -27,6 +27,7 @@ from golden_case import GROUPS, setup_determinism  # noqa: E402
 GENERATORS = {
     "make_text_goldens": ("text",),
     "make_dit_goldens": ("dit",),
+    "make_rope_goldens": ("rope",),
     "make_lora_goldens": ("dit",),
     "make_vae_goldens": ("vae",),
     "make_audio_goldens": ("audio",),

@@ -73,24 +73,30 @@ def small_dyadic(shape, seed: int, denominator: float) -> torch.Tensor:
     return (torch.randint(-4, 5, tuple(shape), generator=g).to(torch.float32) / denominator).to(torch.bfloat16)
 
 
-def make_lora(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+def seeded_normal_bf16(shape, seed: int, scale: float) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(tuple(shape), generator=g) * scale).to(torch.bfloat16)
+
+
+def make_lora(model: torch.nn.Module, dyadic: bool = True, seed: int = 7000, rank: int = RANK) -> dict[str, torch.Tensor]:
     lora = {}
     for name, module in model.named_modules():
         if not isinstance(module, torch.nn.Linear):
             continue
         out_f, in_f = module.weight.shape
-        lora[f"diffusion_model.{name}.lora_A.weight"] = small_dyadic((RANK, in_f), name_seed(7000, name + ".A"), 16.0)
-        lora[f"diffusion_model.{name}.lora_B.weight"] = small_dyadic((out_f, RANK), name_seed(7000, name + ".B"), 32.0)
+        if dyadic:
+            a = small_dyadic((rank, in_f), name_seed(seed, name + ".A"), 16.0)
+            b = small_dyadic((out_f, rank), name_seed(seed, name + ".B"), 32.0)
+        else:  # deltas of the weights' own size, in no bf16 grid
+            a = seeded_normal_bf16((rank, in_f), name_seed(seed, name + ".A"), 0.5)
+            b = seeded_normal_bf16((out_f, rank), name_seed(seed, name + ".B"), 0.5 / in_f**0.5)
+        lora[f"diffusion_model.{name}.lora_A.weight"] = a
+        lora[f"diffusion_model.{name}.lora_B.weight"] = b
     return lora
 
 
-def run() -> GoldenCase:
-    from ltx_core.loader import LTXV_LORA_COMFY_RENAMING_MAP, LoraPathStrengthAndSDOps
-    from ltx_core.loader.single_gpu_model_builder import SingleGPUModelBuilder
-    from ltx_core.model.transformer import LTXV_MODEL_COMFY_RENAMING_MAP, LTXModelConfigurator
-    from ltx_core.model.transformer.model import X0Model
-
-    from make_dit_goldens import _modality, make_states, seeded_randn
+def tiny_lora_model():
+    from ltx_core.model.transformer import LTXModelConfigurator
 
     cfg = copy.deepcopy(checkpoint_config("ltx23"))
     # Narrower than the dit cases so the case stays small: video 2 heads x 8, audio 2 heads x 4, one block.
@@ -100,19 +106,40 @@ def run() -> GoldenCase:
     )
     model = LTXModelConfigurator.from_config(cfg).to_empty(device="cpu").float().eval()
     seeded_init_(model, seed=4000)
-    base = {PREFIX + k: v.to(torch.bfloat16) for k, v in model.state_dict().items()}
-    lora = make_lora(model)
+    return model, cfg
+
+
+def fuse_with_ltx_core(cfg, base: dict, loras: list[tuple[dict, float]]) -> dict[str, torch.Tensor]:
+    """ltx_pipelines' `--lora PATH STRENGTH ...`: SingleGPUModelBuilder(...).lora(...)... .build(dtype=bf16)."""
+    from ltx_core.loader import LTXV_LORA_COMFY_RENAMING_MAP
+    from ltx_core.loader.single_gpu_model_builder import SingleGPUModelBuilder
+    from ltx_core.model.transformer import LTXV_MODEL_COMFY_RENAMING_MAP, LTXModelConfigurator
 
     with tempfile.TemporaryDirectory() as tmp:
-        ckpt, lora_path = Path(tmp) / "model.safetensors", Path(tmp) / "lora.safetensors"
+        ckpt = Path(tmp) / "model.safetensors"
         write_safetensors(ckpt, base, {"config": canonical_json(cfg)})
-        write_safetensors(lora_path, lora, {})
         builder = SingleGPUModelBuilder(
             model_class_configurator=LTXModelConfigurator,
             model_path=str(ckpt),
             model_sd_ops=LTXV_MODEL_COMFY_RENAMING_MAP,
-        ).lora(str(lora_path), STRENGTH, LTXV_LORA_COMFY_RENAMING_MAP)
+        )
+        for i, (lora, strength) in enumerate(loras):
+            path = Path(tmp) / f"lora{i}.safetensors"
+            write_safetensors(path, lora, {})
+            builder = builder.lora(str(path), strength, LTXV_LORA_COMFY_RENAMING_MAP)
         fused_model = builder.build(device=torch.device("cpu"), dtype=torch.bfloat16)
+    return fused_model
+
+
+def run() -> GoldenCase:
+    from ltx_core.model.transformer.model import X0Model
+
+    from make_dit_goldens import _modality, make_states, seeded_randn
+
+    model, cfg = tiny_lora_model()
+    base = {PREFIX + k: v.to(torch.bfloat16) for k, v in model.state_dict().items()}
+    lora = make_lora(model)
+    fused_model = fuse_with_ltx_core(cfg, base, [(lora, STRENGTH)])
     fused = {k: v.detach().clone() for k, v in fused_model.state_dict().items()}
     changed = [k for k in fused if k.endswith(".weight") and not torch.equal(fused[k], base[PREFIX + k])]
     n_linear = sum(isinstance(m, torch.nn.Linear) for m in model.modules())
@@ -170,6 +197,7 @@ def run() -> GoldenCase:
             "lora_prefix": LORA_PREFIX,
             "lora_strength": STRENGTH,
             "resident_dtype": "bf16",
+            "lora_dtype": "bf16",
             "fps": 24.0,
             "perturbations": [[]],
             "fusion": "ltx_core/loader/fuse_loras.py: W + (B * strength) @ A, no alpha; rounded to bf16",
@@ -178,8 +206,57 @@ def run() -> GoldenCase:
     )
 
 
+# Two LoRAs of random bf16 values (rank 4, strengths 0.8 and 0.35) whose deltas are in no bf16 grid: ltx-core
+# rounds B·strength, each B·A, their sum and W + delta to bf16 in turn, and the engine must round the same way.
+ROUNDING_LORAS = ((7100, 0.8), (7200, 0.35))
+# One bf16 step is 2^-8 relative: a fused weight rounded at other points than ltx-core's misses by one or more.
+ROUNDING_TOLERANCE = {"validation": {"atol": 1e-6, "rtol": 1e-3}, "production": {"atol": 1e-6, "rtol": 1e-3}}
+
+
+def run_rounding() -> GoldenCase:
+    model, cfg = tiny_lora_model()
+    base = {PREFIX + k: v.to(torch.bfloat16) for k, v in model.state_dict().items()}
+    loras = [(make_lora(model, dyadic=False, seed=seed, rank=4), strength) for seed, strength in ROUNDING_LORAS]
+    fused = {k: v.detach().clone() for k, v in fuse_with_ltx_core(cfg, base, loras).state_dict().items()}
+    linears = [n for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)]
+    weights = dict(base)
+    for i, (lora, _) in enumerate(loras):
+        weights.update({f"lora{i}.{k}": v for k, v in lora.items()})
+    return GoldenCase(
+        group="dit",
+        case="lora_bf16_rounding",
+        component="dit_lora",
+        description="The one-block DiT of lora_official (bf16) with two rank-4 LoRAs of random bf16 values on every "
+        "Linear (strengths 0.8 and 0.35), fused by ltx-core's SingleGPUModelBuilder: every fused weight, compared "
+        "within a fraction of one bf16 step.",
+        generator=GENERATOR,
+        weights=weights,
+        weights_metadata={"config": canonical_json(cfg)},
+        inputs={},
+        outputs={f"fused.{m}.weight": fused[f"{m}.weight"] for m in linears},
+        intermediates={},
+        params={
+            "model_type": "audio_video",
+            "weights_prefix": PREFIX,
+            "loras": [{"prefix": f"lora{i}.", "strength": s} for i, (_, s) in enumerate(ROUNDING_LORAS)],
+            "resident_dtype": "bf16",
+            "lora_dtype": "bf16",
+            "fusion": "ltx_core/loader/fuse_loras.py: per LoRA bf16(bf16(B * strength) @ A), their sum in bf16, "
+            "then bf16(W + sum)",
+        },
+        tolerance=ROUNDING_TOLERANCE,
+    )
+
+
+CASES = {"lora_official": run, "lora_bf16_rounding": run_rounding}
+
+
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
-    if "dit" not in groups or (only_cases is not None and "lora_official" not in only_cases):
+    if "dit" not in groups:
         return []
-    torch.manual_seed(0)
-    return [with_measured_production(run).write(out_root)]
+    written = []
+    for name, make in CASES.items():
+        if only_cases is None or name in only_cases:
+            torch.manual_seed(0)
+            written.append(with_measured_production(make).write(out_root))
+    return written

@@ -6,11 +6,25 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "core/torch_cpu_math.h"
 #include "io/gguf.h"
 #include "models/gemma3/decoded_cache.h"
 #include "nn/weight_source.h"
 
 namespace ltx::gemma3 {
+
+std::vector<float> rope_inv_freq(int64_t head_dim, double base, double linear_factor) {
+  const int64_t half = head_dim / 2;
+  std::vector<float> expo(static_cast<size_t>(half));
+  for (int64_t j = 0; j < half; ++j) expo[j] = static_cast<float>(2 * j) / static_cast<float>(head_dim);
+  std::vector<float> inv = torch_pow(static_cast<float>(base), expo, torch_cpu_kernels());
+  for (float& x : inv) {
+    x = 1.0f / x;
+    if (linear_factor != 1.0) x /= static_cast<float>(linear_factor);
+  }
+  return inv;
+}
+
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
@@ -23,17 +37,11 @@ struct Tables {
   Tensor cos, sin;  // f32 [B, 1, T, D/2]
 };
 
-// HF's default rotary tables (transformers modeling_rope_utils.py _compute_default_rope_parameters and
-// Gemma3RotaryEmbedding.forward): inv_freq_j = 1 / base^(2j/D) in f32, divided by the linear factor on global
-// layers; angle = inv_freq · position in f32; cos/sin of it. Split-half pairing (j, j + D/2).
+// HF's default rotary tables (Gemma3RotaryEmbedding.forward): angle = inv_freq · position in f32; cos/sin of it.
+// Split-half pairing (j, j + D/2).
 Tables rope_tables(const std::vector<int64_t>& pos, int64_t b, int64_t t, int64_t d, double base, double factor) {
   const int64_t half = d / 2;
-  std::vector<float> inv(static_cast<size_t>(half));
-  for (int64_t j = 0; j < half; ++j) {
-    const float expo = static_cast<float>(2 * j) / static_cast<float>(d);
-    inv[j] = 1.0f / std::pow(static_cast<float>(base), expo);
-    if (factor != 1.0) inv[j] /= static_cast<float>(factor);
-  }
+  const std::vector<float> inv = rope_inv_freq(d, base, factor);
   std::vector<float> c(static_cast<size_t>(b * t * half)), s(c.size());
   for (int64_t r = 0; r < b * t; ++r)
     for (int64_t j = 0; j < half; ++j) {

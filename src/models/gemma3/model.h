@@ -20,6 +20,11 @@
 
 namespace ltx::gemma3 {
 
+// The rotary inverse frequencies (modeling_gemma3.py:Gemma3RotaryEmbedding.compute_default_rope_parameters):
+// 1 / base^(2j/D) for j < D/2, base ** tensor rounded as torch's CPU kernels do (core/torch_cpu_math.h), then divided
+// by the "linear" rope_scaling factor (global layers).
+std::vector<float> rope_inv_freq(int64_t head_dim, double base, double linear_factor);
+
 struct Output {
   std::vector<Tensor> hidden_states;            // n_layers + 1 tensors, each f32 [B, T, hidden]
   std::map<std::string, Tensor> intermediates;  // HF module paths: layers.{i}.out, layers.0.self_attn.out, ...

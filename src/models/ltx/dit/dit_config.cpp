@@ -77,8 +77,11 @@ DitConfig DitConfig::from_metadata(const nlohmann::json& tc, DitModelType type) 
   LTX_CHECK(c.max_pos.size() == 3 && c.audio_max_pos.size() == 1, "ltx.dit",
             "positional_embedding_max_pos needs 3 entries and audio_positional_embedding_max_pos 1");
   if (c.has_audio())
-    LTX_CHECK(c.n_heads == c.audio_n_heads && c.audio_cross_attention_dim == c.audio_inner(), "ltx.dit",
-              "audio-video DiT needs equal head counts and audio_cross_attention_dim = audio inner width");
+    // The A<->V attentions have the audio stream's width, and their rotary tables are audio_cross_attention_dim
+    // wide (transformer_args.py): ltx-core runs only configs where the two agree.
+    LTX_CHECK(c.audio_cross_attention_dim == c.audio_inner(), "ltx.dit", "audio_cross_attention_dim ",
+              c.audio_cross_attention_dim, " must equal the audio stream's width ", c.audio_inner(),
+              " (audio_num_attention_heads x audio_attention_head_dim)");
   return c;
 }
 

@@ -1,9 +1,11 @@
 #include "models/ltx/dit/lora_fuse.h"
 
 #include <chrono>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "graph/builder.h"
 
 namespace ltx::ltxm {
@@ -137,27 +139,34 @@ LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
     nn::Linear& linear = *linears_.at(module);
     const Tensor base = stored(module);
     const int64_t n_out = base.dim(0), n_in = base.dim(1);
-    int64_t rank = 0;
-    for (const auto& [layer, s] : list) rank += layer->down.dim(0);
-    Tensor up = Tensor::empty(DType::F32, {n_out, rank});
-    Tensor down = Tensor::empty(DType::F32, {rank, n_in});
-    int64_t r0 = 0;
-    for (const auto& [layer, s] : list) {
-      const int64_t r = layer->down.dim(0);
-      const std::vector<float> b = as_f32(layer->up).to_floats();
-      const std::vector<float> a = as_f32(layer->down).to_floats();
-      float* u = up.data<float>();
-      for (int64_t o = 0; o < n_out; ++o)
-        for (int64_t k = 0; k < r; ++k) u[o * rank + r0 + k] = b[static_cast<size_t>(o * r + k)] * s;
-      std::copy(a.begin(), a.end(), down.data<float>() + r0 * n_in);
-      r0 += r;
-    }
     const DType resident = dtype_is_quantized(base.dtype()) ? compute_ : linear.weight.dtype();
+    // ltx_core/loader/fuse_loras.py (_prepare_deltas, _fuse_delta_with_bfloat16) rounds a bf16 model's update in
+    // steps: per LoRA bf16(B·strength) when the file stores B in bf16, its delta B·A rounded to bf16, the deltas' sum
+    // rounded to bf16, then W + sum rounded to bf16. Any other resident dtype gets W + Σ s·B·A rounded once.
+    const bool bf16_steps = resident == DType::BF16;
     Graph g;
     const Value w = g.input("w", DType::F32, {n_out, n_in});
-    const Value u = g.input("up", DType::F32, {n_out, rank});
-    const Value d = g.input("down", DType::F32, {rank, n_in});
-    g.output(ops::cast(ops::add(w, ops::matmul(u, d)), resident), "fused");
+    const auto to_bf16_and_back = [](Value v) { return ops::cast(ops::cast(v, DType::BF16), DType::F32); };
+    std::optional<Value> sum;
+    std::vector<Tensor> inputs;
+    for (const auto& [layer, s] : list) {
+      const int64_t r = layer->down.dim(0);
+      Tensor up = as_f32(layer->up).clone();
+      for (float& v : std::span<float>(up.data<float>(), static_cast<size_t>(up.numel()))) {
+        v *= s;
+        if (bf16_steps && layer->up.dtype() == DType::BF16) v = bf16_to_f32(f32_to_bf16(v));
+      }
+      const std::string i = std::to_string(inputs.size() / 2);
+      const Value u = g.input("up" + i, DType::F32, {n_out, r});  // inputs in the order plan.run takes them
+      const Value d = g.input("down" + i, DType::F32, {r, n_in});
+      Value delta = ops::matmul(u, d);
+      if (bf16_steps) delta = to_bf16_and_back(delta);
+      sum = sum ? ops::add(*sum, delta) : delta;
+      inputs.push_back(std::move(up));
+      inputs.push_back(as_f32(layer->down));
+    }
+    if (bf16_steps && list.size() > 1) sum = to_bf16_and_back(*sum);
+    g.output(ops::cast(ops::add(w, *sum), resident), "fused");
     Plan& plan = plans_.get(g);
     // An fp8 weight with a per-tensor weight_scale fuses into its dequantized value W8·scale, and the result (no
     // longer on the fp8 grid) carries scale 1. ltx_core/loader/fuse_loras.py _fuse_delta_with_scaled_fp8 adds the
@@ -169,7 +178,8 @@ LoraFuseReport DitLoraFuser::apply(std::span<const WeightedLora> loras) {
       base_f32 = base_f32.clone();
       for (float& v : std::span<float>(base_f32.data<float>(), static_cast<size_t>(base_f32.numel()))) v *= base_scale;
     }
-    const Tensor fused = plan.run({base_f32, up, down})[0].clone();
+    inputs.insert(inputs.begin(), base_f32);
+    const Tensor fused = plan.run(inputs)[0].clone();
     if (dtype_is_quantized(linear.weight.dtype()))
       report.dequantized_bytes += static_cast<int64_t>(fused.nbytes() - linear.weight.nbytes());
     linear.weight = fused;

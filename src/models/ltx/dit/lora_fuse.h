@@ -1,7 +1,6 @@
-// LoRA fusion into the DiT's resident weights: W = round_to_resident(W_base + Σ strength·scale·B·A), the sum taken
-// in f32 from the checkpoint's stored weights and rounded once (ltx_core/loader/fuse_loras.py adds the same deltas
-// but rounds B·A, the sum of deltas and W + delta to bf16 in turn; ours differs from it by at most a bf16 rounding
-// of each fused element).
+// LoRA fusion into the DiT's resident weights: W = W_base + Σ strength·scale·B·A from the checkpoint's stored weights,
+// rounded as ltx_core/loader/fuse_loras.py rounds it for bf16 resident weights (B·strength when stored in bf16, each
+// B·A, the deltas' sum and W + delta, each to bf16 in turn: tests/golden/dit/lora_bf16_rounding), and once for f32.
 //
 // The fuser keeps no copy of the base weights: each touched matrix is recomputed from the stored tensor (a view of
 // the mapped checkpoint), and a matrix no adapter touches any more is re-read from it as at load. So switching
@@ -26,8 +25,8 @@
 
 namespace ltx::ltxm {
 
-// How the updates reach the layers: fused into resident copies of the matrices they touch (exact to ltx-core's
-// fused weights up to one bf16 rounding; a copy of every touched matrix), or applied beside each layer unfused,
+// How the updates reach the layers: fused into resident copies of the matrices they touch (ltx-core's fused
+// weights; a copy of every touched matrix), or applied beside each layer unfused,
 // y = x·Wᵀ + Σ s·(x·Aᵀ)·Bᵀ (nn::Linear::low_rank: no copy, the base weights stay mapped and can be streamed; per
 // token rank·(in + out) more multiply-adds, about 19% of a 4096x4096 layer at rank 384).
 enum class LoraApplication { Fused, Unfused };
