@@ -60,7 +60,8 @@ CaseResult run_golden_case(const std::string& dir, Precision precision, const Co
     if (runner == nullptr) return result;  // NotImplemented
     const CaseTorchKernels kernels(c);
 
-    const std::map<std::string, Tensor> produced = (*runner)(c, precision);
+    result.produced = (*runner)(c, precision);
+    const std::map<std::string, Tensor>& produced = result.produced;
     const SafetensorsFile expected = SafetensorsFile::open(c.expected_path());
     bool ok = true;
     for (const TensorInfo& info : expected.tensors()) {

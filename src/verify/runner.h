@@ -31,8 +31,9 @@ struct CaseResult {
   std::string dir;
   std::string component;
   Status status = Status::NotImplemented;
-  std::string error;                      // set when the case could not run (an exception)
-  std::vector<TensorComparison> tensors;  // every expected tensor the component produced or owed
+  std::string error;                       // set when the case could not run (an exception)
+  std::vector<TensorComparison> tensors;   // every expected tensor the component produced or owed
+  std::map<std::string, Tensor> produced;  // what the component computed (ltx verify --save, --gates)
 };
 
 CaseResult run_golden_case(const std::string& dir, Precision precision,

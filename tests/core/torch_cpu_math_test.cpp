@@ -37,7 +37,9 @@ TEST(TorchCpuMath, PowUsesTheCLibraryOutsideTheVectorLoop) {
   const std::vector<float> avx2 = torch_pow(10000.0f, e, TorchCpuKernels::Avx2);  // 32 vectorized in 8-lane pairs
   EXPECT_NE(avx512[8], fallback[8]);
   for (size_t i = 0; i < e.size(); ++i) {
-    if (i != 8) EXPECT_EQ(avx512[i], fallback[i]) << i;
+    if (i != 8) {
+      EXPECT_EQ(avx512[i], fallback[i]) << i;
+    }
     EXPECT_NEAR(avx512[i], fallback[i], std::abs(fallback[i]) * 2.5e-7f) << i;  // within SLEEF's 1 ulp
   }
   EXPECT_EQ(avx512, avx2);  // SLEEF's 8- and 16-lane powf agree

@@ -17,16 +17,17 @@ struct Command {
 
 std::span<const Command> commands();
 
-int inspect(Args args);    // inspect.cpp
-int compare(Args args);    // compare.cpp
-int bench(Args args);      // bench.cpp: --dit-slice, --vae-decode or --matmul
-int selfcheck(Args args);  // selfcheck.cpp
-int verify(Args args);     // verify.cpp
-int encode(Args args);     // encode.cpp
-int generate(Args args);   // generate.cpp
-int tokenize(Args args);   // tokenize.cpp
-int synth(Args args);      // synth.cpp
-int serve(Args args);      // serve.cpp
+int inspect(Args args);        // inspect.cpp
+int compare(Args args);        // compare.cpp
+int compare_media(Args args);  // compare_media.cpp
+int bench(Args args);          // bench.cpp: --dit-slice, --vae-decode or --matmul
+int selfcheck(Args args);      // selfcheck.cpp
+int verify(Args args);         // verify.cpp
+int encode(Args args);         // encode.cpp
+int generate(Args args);       // generate.cpp
+int tokenize(Args args);       // tokenize.cpp
+int synth(Args args);          // synth.cpp
+int serve(Args args);          // serve.cpp
 
 // bench_dit_slice.cpp: `ltx bench --dit-slice`, reached through bench().
 int bench_dit_slice(Args args);

@@ -16,6 +16,7 @@ std::span<const Command> commands() {
       // One line per subcommand, e.g. {"inspect", "list a file's tensors and metadata", inspect},
       {"inspect", "list a model file's metadata and tensors (safetensors or GGUF)", inspect},
       {"compare", "per-tensor errors between two safetensors files", compare},
+      {"compare-media", "PSNR/SSIM of two clips' frames, rel L2/cosine of their audio", compare_media},
       {"selfcheck", "check every optimized kernel against its reference on this CPU", selfcheck},
       {"encode", "text contexts (and Gemma hidden states) of prompts for a checkpoint, to safetensors", encode},
       {"verify", "run the golden cases below the given folders against the engine", verify},

@@ -33,6 +33,7 @@ GENERATORS = {
     "make_audio_goldens": ("audio",),
     "make_upsampler_goldens": ("upsampler",),
     "make_schedule_goldens": ("schedule",),
+    "make_sampling_goldens": ("schedule",),
     "make_pipeline_goldens": ("pipeline",),
 }
 

@@ -41,6 +41,7 @@
 #include "backend/cpu/conv/conv_small.h"
 #include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/matmul/matmul_gemm.h"
+#include "backend/cpu/onednn_engine.h"
 #include "backend/cpu/optimized.h"
 #include "backend/cpu/padding.h"
 #include "backend/cpu/primitive_cache.h"
@@ -118,10 +119,7 @@ std::string primitive_key(std::string head, std::initializer_list<const dims*> p
 // that (edge tiles and chunks have their own shapes).
 constexpr size_t kPrimitiveCacheCapacity = 128;
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+dnnl::engine& engine() { return onednn_engine(); }
 
 dnnl::memory::format_tag plain_tag(int rank) {
   using tag = dnnl::memory::format_tag;

@@ -137,13 +137,11 @@ std::atomic<bool> g_force_onednn{false};
 // With 2 threads (wall clock, median of 3-5, the 2-core machine shared with other jobs) oneDNN's OpenMP team
 // collapses on short calls whenever a core is taken: 256×1024·1024×1024 f32 ours 67-81 vs oneDNN 19-27 in three
 // runs, 60×640·640×2048 ours 200-430 vs 7-9; on the four large f32 shapes the two are even (ours/oneDNN 0.94,
-// 0.99, 1.02, 1.01). So oneDNN gets f32 only when we run on one thread.
-// Below 1 MFLOP oneDNN's per-call overhead (primitive lookup, stream) outweighs any difference: ours.
-bool onednn_faster(const Problem& p) {
-  if (g_force_onednn.load(std::memory_order_relaxed)) return true;
-  if (2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6) return false;
-  return p.a.dtype == DType::F32 && !small_m_applies(p) && thread_count() == 1;
-}
+// 0.99, 1.02, 1.01). oneDNN's 1-5% on one thread is not taken: routing by thread count would make a run's f32 bits
+// depend on it (another summation order), and the same seed must give the same output on 1 and 2 threads
+// (tests/determinism). So the matmuls stay on our kernels, whose sums do not depend on the thread count; oneDNN
+// only where forced (`ltx bench --matmul`).
+bool onednn_faster(const Problem&) { return g_force_onednn.load(std::memory_order_relaxed); }
 
 // The call as one oneDNN matmul, when it is a single problem oneDNN takes (the same f32 or bf16 dtype
 // throughout, a with unit k stride, b dense in either orientation) and the rule above says oneDNN is faster.

@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "backend/cpu/onednn_engine.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 
@@ -21,10 +22,7 @@ dnnl::memory::data_type dt_of(DType t) {
   }
 }
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+dnnl::engine& engine() { return onednn_engine(); }
 
 }  // namespace
 

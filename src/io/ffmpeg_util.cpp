@@ -1,0 +1,69 @@
+#include "io/ffmpeg_util.h"
+
+#include <cstring>
+#include <vector>
+
+#include "core/error.h"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace ltx::io::ff {
+
+std::string av_message(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(code, buf, sizeof buf);
+  return buf;
+}
+
+void check_av(int code, const char* domain, const std::string& what) {
+  if (code < 0) fail(domain, what + ": " + av_message(code));
+}
+
+InputPtr open_input(const std::string& path, const char* domain, const std::string& what) {
+  AVFormatContext* raw = nullptr;
+  check_av(avformat_open_input(&raw, path.c_str(), nullptr, nullptr), domain, what);
+  InputPtr ic(raw);
+  check_av(avformat_find_stream_info(ic.get(), nullptr), domain, what);
+  return ic;
+}
+
+CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain, const std::string& what) {
+  const AVCodecParameters* par = ic->streams[stream]->codecpar;
+  const AVCodec* codec = avcodec_find_decoder(par->codec_id);
+  LTX_CHECK(codec != nullptr, domain, what, ": this FFmpeg has no decoder for ", avcodec_get_name(par->codec_id));
+  CodecPtr c(avcodec_alloc_context3(codec));
+  check_av(avcodec_parameters_to_context(c.get(), par), domain, what);
+  check_av(avcodec_open2(c.get(), codec, nullptr), domain, what);
+  return c;
+}
+
+RgbImage frame_to_rgb(const AVFrame* f, const char* domain, const std::string& what) {
+  std::unique_ptr<SwsContext, SwsFree> sws(sws_getContext(f->width, f->height, static_cast<AVPixelFormat>(f->format),
+                                                          f->width, f->height, AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr,
+                                                          nullptr, nullptr));
+  LTX_CHECK(sws != nullptr, domain, what, ": cannot convert pixel format ",
+            av_get_pix_fmt_name(static_cast<AVPixelFormat>(f->format)), " to RGB");
+  // swscale's vector code writes whole blocks past a row's end: convert into rows padded to 64 bytes (plus a spare
+  // row), then copy the pixels out.
+  const int stride = (f->width * 3 + 63) / 64 * 64;
+  std::vector<uint8_t> padded(static_cast<size_t>(stride) * (f->height + 1));
+  uint8_t* dst[1] = {padded.data()};
+  const int dst_stride[1] = {stride};
+  sws_scale(sws.get(), f->data, f->linesize, 0, f->height, dst, dst_stride);
+  RgbImage out{f->height, f->width, std::vector<uint8_t>(static_cast<size_t>(f->height) * f->width * 3)};
+  for (int y = 0; y < f->height; ++y)
+    std::memcpy(out.rgb.data() + static_cast<size_t>(y) * f->width * 3, padded.data() + static_cast<size_t>(y) * stride,
+                static_cast<size_t>(f->width) * 3);
+  return out;
+}
+
+bool receive_frame(AVCodecContext* c, AVFrame* f, const char* domain, const std::string& what) {
+  const int r = avcodec_receive_frame(c, f);
+  if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return false;
+  check_av(r, domain, what);
+  return true;
+}
+
+}  // namespace ltx::io::ff

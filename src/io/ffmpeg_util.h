@@ -1,0 +1,51 @@
+// What the FFmpeg readers and writers share: owners for FFmpeg's objects, error messages, and decoding to RGB.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "io/image_read.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libswscale/swscale.h>
+}
+
+namespace ltx::io::ff {
+
+struct FormatCloser {
+  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+struct CodecFree {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct FrameFree {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct PacketFree {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct SwsFree {
+  void operator()(SwsContext* s) const { sws_freeContext(s); }
+};
+using InputPtr = std::unique_ptr<AVFormatContext, FormatCloser>;
+using FramePtr = std::unique_ptr<AVFrame, FrameFree>;
+using CodecPtr = std::unique_ptr<AVCodecContext, CodecFree>;
+using PacketPtr = std::unique_ptr<AVPacket, PacketFree>;
+
+std::string av_message(int code);
+// Throws ltx::Error(domain, what + ": " + FFmpeg's message) when code < 0.
+void check_av(int code, const char* domain, const std::string& what);
+
+// Opens a file (or an image-sequence pattern such as dir/frame_%05d.png) and reads its stream info.
+InputPtr open_input(const std::string& path, const char* domain, const std::string& what);
+// A decoder opened for `stream` of `ic`.
+CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain, const std::string& what);
+
+// Any decoded frame -> RGB24 through swscale (bilinear, swscale's default BT.601 matrix, as PyAV's reformat).
+RgbImage frame_to_rgb(const AVFrame* f, const char* domain, const std::string& what);
+// Receives the next decoded frame; false when the decoder needs more input or is drained.
+bool receive_frame(AVCodecContext* c, AVFrame* f, const char* domain, const std::string& what);
+
+}  // namespace ltx::io::ff

@@ -1,0 +1,103 @@
+#include "io/media_read.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "io/ffmpeg_util.h"
+
+extern "C" {
+#include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
+#include <libswresample/swresample.h>
+}
+
+namespace ltx::io {
+namespace {
+
+constexpr const char* kDomain = "media";
+
+struct SwrFree {
+  void operator()(SwrContext* s) const { swr_free(&s); }
+};
+
+// Feeds every packet of `stream` to its decoder and hands each decoded frame to `on_frame`, the decoder drained at
+// the end.
+template <typename OnFrame>
+void decode_stream(AVFormatContext* ic, int stream, AVCodecContext* c, const std::string& what, OnFrame on_frame) {
+  ff::FramePtr frame(av_frame_alloc());
+  ff::PacketPtr pkt(av_packet_alloc());
+  while (av_read_frame(ic, pkt.get()) >= 0) {
+    const bool ours = pkt->stream_index == stream;
+    if (ours) ff::check_av(avcodec_send_packet(c, pkt.get()), kDomain, what);
+    av_packet_unref(pkt.get());
+    if (!ours) continue;
+    while (ff::receive_frame(c, frame.get(), kDomain, what)) on_frame(frame.get());
+  }
+  ff::check_av(avcodec_send_packet(c, nullptr), kDomain, what);
+  while (ff::receive_frame(c, frame.get(), kDomain, what)) on_frame(frame.get());
+}
+
+}  // namespace
+
+std::optional<DecodedVideo> read_video(const std::string& path) {
+  const std::string what = "cannot read the video of " + path;
+  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
+  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
+  ff::check_av(stream, kDomain, what);
+  const ff::CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
+  DecodedVideo v;
+  const AVRational rate = ic->streams[stream]->avg_frame_rate;
+  v.fps = rate.den != 0 ? av_q2d(rate) : 0.0;
+  decode_stream(ic.get(), stream, c.get(), what, [&](const AVFrame* f) {
+    const RgbImage rgb = ff::frame_to_rgb(f, kDomain, what);
+    if (v.frames == 0) {
+      v.height = rgb.height;
+      v.width = rgb.width;
+    }
+    LTX_CHECK(rgb.height == v.height && rgb.width == v.width, kDomain, what, ": frame ", v.frames, " is ", rgb.width,
+              "x", rgb.height, ", the first was ", v.width, "x", v.height);
+    v.rgb.insert(v.rgb.end(), rgb.rgb.begin(), rgb.rgb.end());
+    ++v.frames;
+  });
+  LTX_CHECK(v.frames > 0, kDomain, what, ": no frame decoded");
+  return v;
+}
+
+std::optional<DecodedAudio> read_audio(const std::string& path) {
+  const std::string what = "cannot read the audio of " + path;
+  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
+  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
+  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
+  ff::check_av(stream, kDomain, what);
+  const ff::CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
+  DecodedAudio a;
+  a.sample_rate = c->sample_rate;
+  a.channels = c->ch_layout.nb_channels;
+  LTX_CHECK(a.sample_rate > 0 && a.channels > 0, kDomain, what, ": no sample rate or channel count");
+  // Every decoded frame converted to planar float at its own rate and layout (no resampling).
+  SwrContext* raw = nullptr;
+  ff::check_av(swr_alloc_set_opts2(&raw, &c->ch_layout, AV_SAMPLE_FMT_FLTP, c->sample_rate, &c->ch_layout,
+                                   c->sample_fmt, c->sample_rate, 0, nullptr),
+               kDomain, what);
+  std::unique_ptr<SwrContext, SwrFree> swr(raw);
+  ff::check_av(swr_init(swr.get()), kDomain, what);
+  std::vector<std::vector<float>> planes(static_cast<size_t>(a.channels));
+  std::vector<float*> out(planes.size());
+  decode_stream(ic.get(), stream, c.get(), what, [&](const AVFrame* f) {
+    const int n = f->nb_samples;
+    for (size_t ch = 0; ch < planes.size(); ++ch) {
+      planes[ch].resize(planes[ch].size() + static_cast<size_t>(n));
+      out[ch] = planes[ch].data() + planes[ch].size() - static_cast<size_t>(n);
+    }
+    const int got = swr_convert(swr.get(), reinterpret_cast<uint8_t**>(out.data()), n,
+                                const_cast<const uint8_t**>(f->extended_data), n);
+    ff::check_av(got, kDomain, what);
+    for (auto& p : planes) p.resize(p.size() - static_cast<size_t>(n - got));
+  });
+  for (const auto& p : planes) a.samples.insert(a.samples.end(), p.begin(), p.end());
+  LTX_CHECK(a.length() > 0, kDomain, what, ": no sample decoded");
+  return a;
+}
+
+}  // namespace ltx::io

@@ -1,0 +1,31 @@
+// Reading a whole video or audio file through FFmpeg's libraries (any container and codec they read, and image
+// sequences such as dir/frame_%05d.png): every frame as 8-bit RGB, every sample as float, at the file's own size,
+// rate and channel count. `ltx compare-media` compares two files with it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ltx::io {
+
+struct DecodedVideo {
+  double fps = 0.0;  // the stream's average frame rate; 0 when the file does not say
+  int64_t frames = 0, height = 0, width = 0;
+  std::vector<uint8_t> rgb;  // [frames, height, width, 3]
+};
+
+struct DecodedAudio {
+  int64_t sample_rate = 0, channels = 0;
+  std::vector<float> samples;  // [channels, n], each channel contiguous
+  int64_t length() const { return channels > 0 ? static_cast<int64_t>(samples.size()) / channels : 0; }
+};
+
+// The file's best video stream, decoded; nullopt when it has none. Throws ltx::Error("media", ...) naming the file
+// when it cannot be opened or decoded, or when its frames change size.
+std::optional<DecodedVideo> read_video(const std::string& path);
+// The file's best audio stream as planar float; nullopt when it has none. Throws like read_video.
+std::optional<DecodedAudio> read_audio(const std::string& path);
+
+}  // namespace ltx::io
