@@ -64,7 +64,7 @@ ltx_status ltx_request_set_fps(ltx_request* request, double fps);
 ltx_status ltx_request_set_steps(ltx_request* request, int steps);
 ltx_status ltx_request_set_seed(ltx_request* request, uint64_t seed);
 ltx_status ltx_request_set_batch(ltx_request* request, int64_t samples_per_prompt);
-/* name: "cfg", "stg", "rescale", "modality". */
+/* name: "cfg", "stg", "rescale", "modality", "skip_step" (a whole number >= 0). */
 ltx_status ltx_request_set_guidance(ltx_request* request, ltx_stream stream, const char* name, double value);
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf);
 ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode);

@@ -23,6 +23,8 @@ struct ImageCondition {
 struct Guidance {
   std::optional<float> cfg, stg, rescale, modality;
   std::optional<std::vector<int64_t>> stg_blocks;
+  // N > 0: the stream's guider reuses its previous x0 on steps where step % (N + 1) != 0 (video and audio apart).
+  std::optional<int> skip_step;
 };
 
 enum class Mode {

@@ -159,6 +159,8 @@ GenerateRequest to_request(std::vector<std::string> prompts, int64_t batch, cons
   r.audio_guidance.rescale = a.audio_rescale;
   r.audio_guidance.modality = a.audio_modality;
   r.audio_guidance.stg_blocks = a.stg_blocks;
+  r.video_guidance.skip_step = a.video_skip_step;
+  r.audio_guidance.skip_step = a.audio_skip_step;
   return r;
 }
 

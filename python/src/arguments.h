@@ -45,6 +45,7 @@ struct RequestArgs {
   std::optional<float> cfg, stg, rescale, modality;
   std::optional<std::vector<int64_t>> stg_blocks;  // both streams, as `ltx generate --stg-blocks`
   std::optional<float> audio_cfg, audio_stg, audio_rescale, audio_modality;
+  std::optional<int> video_skip_step, audio_skip_step;  // each stream's guider apart, as --video/audio-skip-step
 };
 
 // With `default_model`, frames, height, width and steps not given take embedded_default_request()'s values (as

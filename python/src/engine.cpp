@@ -61,7 +61,8 @@ auto request_options() {
                          nb::arg("stg") = nb::none(), nb::arg("rescale") = nb::none(), nb::arg("modality") = nb::none(),
                          nb::arg("stg_blocks") = nb::none(), nb::arg("audio_cfg") = nb::none(),
                          nb::arg("audio_stg") = nb::none(), nb::arg("audio_rescale") = nb::none(),
-                         nb::arg("audio_modality") = nb::none(), nb::arg("progress") = nb::none());
+                         nb::arg("audio_modality") = nb::none(), nb::arg("video_skip_step") = nb::none(),
+                         nb::arg("audio_skip_step") = nb::none(), nb::arg("progress") = nb::none());
 }
 
 using OptInt = std::optional<int64_t>;
@@ -76,7 +77,8 @@ auto with_request_options(Finish finish) {
                   OptInt frames, std::optional<double> fps, std::optional<int> steps, std::optional<uint64_t> seed,
                   nb::object images, bool two_stage, bool distilled, OptFloat cfg, OptFloat stg, OptFloat rescale,
                   OptFloat modality, OptBlocks stg_blocks, OptFloat audio_cfg, OptFloat audio_stg,
-                  OptFloat audio_rescale, OptFloat audio_modality, nb::object progress) {
+                  OptFloat audio_rescale, OptFloat audio_modality, std::optional<int> video_skip_step,
+                  std::optional<int> audio_skip_step, nb::object progress) {
     const RequestArgs args{.negative_prompt = std::move(negative_prompt),
                            .width = width,
                            .height = height,
@@ -95,7 +97,9 @@ auto with_request_options(Finish finish) {
                            .audio_cfg = audio_cfg,
                            .audio_stg = audio_stg,
                            .audio_rescale = audio_rescale,
-                           .audio_modality = audio_modality};
+                           .audio_modality = audio_modality,
+                           .video_skip_step = video_skip_step,
+                           .audio_skip_step = audio_skip_step};
     return finish(self, std::move(head)..., args, std::move(progress));
   };
 }

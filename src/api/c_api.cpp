@@ -308,8 +308,12 @@ ltx_status ltx_request_set_guidance(ltx_request* request, ltx_stream stream, con
       g.rescale = v;
     else if (n == "modality")
       g.modality = v;
-    else
-      reject(fn, "unknown guidance \"" + std::string(n) + "\"; valid names: cfg, stg, rescale, modality");
+    else if (n == "skip_step") {
+      if (value != std::floor(value) || value < 0 || value > 1e6)
+        reject(fn, "skip_step must be a whole number in [0, 1000000], got " + std::to_string(value));
+      g.skip_step = static_cast<int>(value);
+    } else
+      reject(fn, "unknown guidance \"" + std::string(n) + "\"; valid names: cfg, stg, rescale, modality, skip_step");
   });
 }
 

@@ -10,7 +10,9 @@ namespace {
 
 ltxm::LoraSpec to_stages(const LoraFile& l) { return {l.path, l.strength}; }
 
-stages::GuiderOverrides to_stages(const Guidance& g) { return {g.cfg, g.stg, g.rescale, g.modality, g.stg_blocks}; }
+stages::GuiderOverrides to_stages(const Guidance& g) {
+  return {g.cfg, g.stg, g.rescale, g.modality, g.stg_blocks, g.skip_step};
+}
 
 GuidanceValues to_values(const GuiderParams& g) {
   GuidanceValues v;

@@ -20,7 +20,7 @@ std::string number(double v) {
   return os.str();
 }
 
-bool any(const Guidance& g) { return g.cfg || g.stg || g.rescale || g.modality || g.stg_blocks; }
+bool any(const Guidance& g) { return g.cfg || g.stg || g.rescale || g.modality || g.stg_blocks || g.skip_step; }
 
 void guidance_problems(const Guidance& g, const std::string& name, std::vector<std::string>& problems) {
   const auto finite = [&](const std::optional<float>& v, const char* field) {
@@ -33,6 +33,8 @@ void guidance_problems(const Guidance& g, const std::string& name, std::vector<s
   if (g.stg_blocks)
     for (const int64_t b : *g.stg_blocks)
       if (b < 0) problems.push_back(name + ".stg_blocks holds " + std::to_string(b) + ": block indices are >= 0");
+  if (g.skip_step && *g.skip_step < 0)
+    problems.push_back(name + ".skip_step is " + std::to_string(*g.skip_step) + ": it must be >= 0 (0: never skip)");
 }
 
 // The frame grid and the size (pipeline/params.h check_generation_request's words: the nearest valid values).

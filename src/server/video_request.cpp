@@ -85,7 +85,7 @@ std::pair<int64_t, int64_t> parse_size(const std::string& s, const RequestLimits
 
 Guidance parse_guidance(const Json& v, const std::string& param, Json& record) {
   if (!v.is_object()) wrong_type(param, "an object", v);
-  only_fields(v, param, {"cfg", "stg", "rescale", "modality", "stg_blocks"});
+  only_fields(v, param, {"cfg", "stg", "rescale", "modality", "stg_blocks", "skip_step"});
   Guidance g;
   const auto field = [&](const char* name, std::optional<float>& out) {
     if (!v.contains(name)) return;
@@ -97,6 +97,8 @@ Guidance parse_guidance(const Json& v, const std::string& param, Json& record) {
   field("stg", g.stg);
   field("rescale", g.rescale);
   field("modality", g.modality);
+  if (v.contains("skip_step"))
+    g.skip_step = static_cast<int>(integer(v["skip_step"], param + ".skip_step", 0, 1000000));
   if (v.contains("stg_blocks")) {
     const Json& blocks = v["stg_blocks"];
     const std::string p = param + ".stg_blocks";

@@ -98,11 +98,16 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
     LTX_CHECK(last.has_value(), "pipeline", "skip_step skips step ", step, " but no earlier x0 exists");
     return *last;
   }
-  // The reference disables a skipped stream inside the DiT call when only one guider skips; not implemented.
-  LTX_CHECK(skip_v == skip_a, "pipeline", "video and audio skip_step that skip different steps are not supported");
+  // When one guider skips the step, its stream's Modality is disabled in every pass but the unconditional one and
+  // its x0 is the previous step's (helpers.py:multi_modal_guider_denoising_func).
+  LTX_CHECK(!(skip_v || skip_a) || last.has_value(), "pipeline", "skip_step skips step ", step,
+            " but no earlier x0 exists");
+  SamplePerturbations off;
+  if (skip_v) off.push_back({Perturbation::DisableVideo, std::nullopt});
+  if (skip_a) off.push_back({Perturbation::DisableAudio, std::nullopt});
 
   auto negative = [](const Tensor& neg, const Tensor& pos) { return neg.defined() ? neg : pos; };
-  std::vector<Pass> passes{{"cond", text.video_positive, text.audio_positive, {}}};
+  std::vector<Pass> passes{{"cond", text.video_positive, text.audio_positive, off}};
   if (g.video.needs_uncond() || g.audio.needs_uncond()) {
     LTX_CHECK(!g.video.needs_uncond() || text.video_negative.defined(), "pipeline",
               "video CFG needs a negative video context");
@@ -114,16 +119,16 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
                       {}});
   }
   if (g.video.needs_perturbed() || g.audio.needs_perturbed()) {
-    SamplePerturbations p;
+    SamplePerturbations p = off;
     if (g.video.needs_perturbed()) p.push_back({Perturbation::SkipVideoSelfAttn, g.video.stg_blocks});
     if (g.audio.needs_perturbed()) p.push_back({Perturbation::SkipAudioSelfAttn, g.audio.stg_blocks});
     passes.push_back({"perturbed", text.video_positive, text.audio_positive, p});
   }
   if (g.video.needs_isolated() || g.audio.needs_isolated()) {
-    passes.push_back({"isolated",
-                      text.video_positive,
-                      text.audio_positive,
-                      {{Perturbation::SkipA2V, std::nullopt}, {Perturbation::SkipV2A, std::nullopt}}});
+    SamplePerturbations p = off;
+    p.push_back({Perturbation::SkipA2V, std::nullopt});
+    p.push_back({Perturbation::SkipV2A, std::nullopt});
+    passes.push_back({"isolated", text.video_positive, text.audio_positive, p});
   }
 
   const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes));
@@ -141,7 +146,7 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
     (n == "cond" ? pv.cond : n == "uncond" ? pv.uncond : n == "perturbed" ? pv.perturbed : pv.isolated) = xv;
     (n == "cond" ? pa.cond : n == "uncond" ? pa.uncond : n == "perturbed" ? pa.perturbed : pa.isolated) = xa;
   }
-  AvX0 r{guide_items(g.video, pv), guide_items(g.audio, pa)};
+  AvX0 r{skip_v ? last->video : guide_items(g.video, pv), skip_a ? last->audio : guide_items(g.audio, pa)};
   if (observe) {
     observe("x0.video." + sn + ".guided", r.video);
     observe("x0.audio." + sn + ".guided", r.audio);

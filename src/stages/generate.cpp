@@ -25,6 +25,7 @@ void apply(GuiderParams& g, const GuiderOverrides& o) {
   if (o.rescale) g.rescale_scale = *o.rescale;
   if (o.modality) g.modality_scale = *o.modality;
   if (o.stg_blocks) g.stg_blocks = *o.stg_blocks;
+  if (o.skip_step) g.skip_step = *o.skip_step;
 }
 
 // Runs f(); an uncategorized ltx::Error it throws leaves with `category` (the API maps the rest by phase).

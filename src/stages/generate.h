@@ -21,6 +21,7 @@ namespace ltx::stages {
 struct GuiderOverrides {
   std::optional<float> cfg, stg, rescale, modality;
   std::optional<std::vector<int64_t>> stg_blocks;
+  std::optional<int> skip_step;
 };
 
 struct GenerateRequest {

@@ -64,6 +64,13 @@ std::map<std::string, Tensor> run_dit(const GoldenCase& c, Precision p) {
     }
     call.perturbations.push_back(sp);
   }
+  // params.enabled: {"video": bool, "audio": bool} (Modality.enabled; absent: both): a disabled stream is the DiT's
+  // Disable* perturbation on every sample.
+  if (params.contains("enabled"))
+    for (const auto& [stream, kind] :
+         {std::pair{"video", Perturbation::DisableVideo}, std::pair{"audio", Perturbation::DisableAudio}})
+      if (!params.at("enabled").value(stream, true))
+        for (SamplePerturbations& sp : call.perturbations) sp.push_back({kind, std::nullopt});
   DitOutput out = dit.run(call, true);
   std::map<std::string, Tensor> r = std::move(out.intermediates);
   r["video.velocity"] = out.video_velocity;

@@ -63,6 +63,8 @@ TEST(GenerateOptionsCli, NumbersOutsideTheirRangeAreRefusedNamingTheRange) {
       {"--seed -1", {"--seed needs an integer in [0, 2^64)"}},
       {"--cfg nan", {"--cfg needs a finite number"}},
       {"--stg-blocks 1,-2", {"--stg-blocks must be at least 0, got -2"}},
+      {"--video-skip-step -1", {"--video-skip-step must be at least 0, got -1"}},
+      {"--audio-skip-step 1.5", {"--audio-skip-step needs an integer"}},
       {"--frames 10", {"frames 10 is not 8k+1 (nearest: 9 or 17)"}},
       {"--width 100", {"width 100 is not a multiple of 32"}},
       {"--image x.png:0:1.5:60", {"strength", "[0, 1]", "CRF 60 is outside 0..51"}},
@@ -89,6 +91,7 @@ TEST(GenerateOptionsCli, TextProgressOffATerminalIsPlainLinesAndJsonWritesTheSid
   const Json side = Json::parse(sidecar);
   EXPECT_EQ(side.at("outputs").at("video"), (dir / "out.mp4").string());
   EXPECT_EQ(side.at("outputs").at("sidecar"), (dir / "out.json").string());
+  EXPECT_EQ(side.at("parameters").at("guidance").at("video").at("skip_step"), 0);
   const std::vector<std::string> lines = lines_of(run.output);
   const auto at = [&](const std::string& line) {
     for (size_t i = 0; i < lines.size(); ++i)
@@ -101,6 +104,19 @@ TEST(GenerateOptionsCli, TextProgressOffATerminalIsPlainLinesAndJsonWritesTheSid
   EXPECT_LT(at("denoise..."), at("denoise step 1/2"));
   EXPECT_LT(at("denoise step 2/2"), at("denoise done"));
   EXPECT_TRUE(has(run.output, "wrote " + (dir / "out.mp4").string() + ": 9 frames 96x64 at 24 fps")) << run.output;
+  fs::remove_all(dir);
+}
+
+// The video and audio guiders skip steps apart (the pipeline itself: tests/golden/pipeline/t2v_skip_video_steps).
+TEST(GenerateOptionsCli, VideoAndAudioSkipStepsAreSetApart) {
+  const fs::path dir = temp_dir("skip");
+  const CliRun run = run_ltx("generate " + kTiny + "--video-skip-step 1 --audio-skip-step 2 --quiet --json -o " +
+                             (dir / "out.mp4").string());
+  ASSERT_EQ(run.code, 0) << run.output;
+  std::ifstream sidecar(dir / "out.json");
+  const Json guidance = Json::parse(sidecar).at("parameters").at("guidance");
+  EXPECT_EQ(guidance.at("video").at("skip_step"), 1);
+  EXPECT_EQ(guidance.at("audio").at("skip_step"), 2);
   fs::remove_all(dir);
 }
 

@@ -18,6 +18,7 @@ const char* const kGenerateUsage =
     "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
+    "                    [--video-skip-step N] [--audio-skip-step N]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
@@ -139,6 +140,10 @@ struct Parser {
       r.video_guidance.modality = guidance();
     else if (a == "--audio-modality")
       r.audio_guidance.modality = guidance();
+    else if (a == "--video-skip-step")
+      r.video_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
+    else if (a == "--audio-skip-step")
+      r.audio_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
     else if (a == "--image")
       r.images.push_back(parse_image_condition(v));
     else if (a == "--record-noise") {
@@ -183,8 +188,9 @@ bool takes_value(const std::string& a) {
   static const std::set<std::string> with_value = {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
-      "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--image", "--record-noise",
-      "--replay-noise", "--wav", "--frames-dir", "--sidecar", "--progress", "--repeat"};
+      "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
+      "--audio-skip-step", "--image", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
+      "--progress", "--repeat"};
   // clang-format on
   return with_value.count(a) != 0 || is_model_option_with_value(a);
 }

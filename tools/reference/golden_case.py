@@ -52,7 +52,6 @@ def reference_versions(generator: str) -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             out[pkg] = "absent"
     out["generator"] = generator
-    out["torch_cpu_capability"] = torch_cpu_capability()
     return out
 
 
@@ -287,7 +286,8 @@ class GoldenCase:
             "component": self.component,
             "case": self.case,
             "description": self.description,
-            "reference": reference_versions(self.generator),
+            # The kernel set is the case's: `ltx verify` replays with it (tests/golden/README.md).
+            "reference": {**reference_versions(self.generator), "torch_cpu_capability": torch_cpu_capability()},
             "weights": "weights.safetensors",
             "inputs": "inputs.safetensors",
             "expected": "expected.safetensors",

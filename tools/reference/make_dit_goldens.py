@@ -133,7 +133,7 @@ def make_states(b: int, seed: int, sigma_v: float, sigma_a: float | None, video_
     return v_state, a_state, vtools
 
 
-def _modality(state, context: torch.Tensor, sigma: float, b: int):
+def _modality(state, context: torch.Tensor, sigma: float, b: int, enabled: bool = True):
     """modality_from_latent_state with sigma as a [B] tensor (Modality's documented shape). The pipelines pass a
     0-d sigma with batch 1; for batch > 1 the per-token timesteps are broadcast per sample explicitly, because
     denoise_mask [B,T,1] * sigma [B] would broadcast over the wrong axis."""
@@ -145,7 +145,7 @@ def _modality(state, context: torch.Tensor, sigma: float, b: int):
     # A bf16 pipeline holds the latent in bf16 (the denoise mask stays float32); positions stay float32 in the
     # measuring run too (golden_case.float32_positions says why). Unchanged in the float32 run.
     state = replace(state, latent=to_reference(state.latent))
-    mod = modality_from_latent_state(state, to_reference(context), sigmas)
+    mod = modality_from_latent_state(state, to_reference(context), sigmas, enabled=enabled)
     if b > 1:
         mod = replace(mod, timesteps=state.denoise_mask * sigmas.view(b, 1, 1))
     return mod
@@ -260,6 +260,7 @@ def run_case(
     perturbations: list | None = None,
     extra_params: dict | None = None,
     overrides: dict | None = None,
+    enabled: dict[str, bool] | None = None,
 ) -> GoldenCase:
     model, cfg = build_model(style, video_only, overrides)
     tcfg = cfg["transformer"]
@@ -271,11 +272,12 @@ def run_case(
     v_ctx_dim = tcfg.get("caption_channels", tcfg["num_attention_heads"] * tcfg["attention_head_dim"])
     a_ctx_dim = tcfg.get("caption_channels", tcfg["audio_num_attention_heads"] * tcfg["audio_attention_head_dim"])
     v_ctx = seeded_randn((b, CONTEXT_TOKENS, v_ctx_dim), 20_000 + seed)
-    video = _modality(v_state, v_ctx, sigma_v, b)
+    enabled = enabled or {}
+    video = _modality(v_state, v_ctx, sigma_v, b, enabled.get("video", True))
     audio = None
     if has_audio:
         a_ctx = seeded_randn((b, CONTEXT_TOKENS, a_ctx_dim), 30_000 + seed)
-        audio = _modality(a_state, a_ctx, sigma_a, b)
+        audio = _modality(a_state, a_ctx, sigma_a, b, enabled.get("audio", True))
     pert = _perturbations(perturbations, b)
 
     inputs, outputs, intermediates = run_and_record(model, video, audio, pert)
@@ -293,6 +295,8 @@ def run_case(
     if has_audio:
         params["audio_latent_shape"] = [b, 2, 5, 4]
         params["av_timestep_semantics"] = AV_TIMESTEP_SEMANTICS
+    if enabled:
+        params["enabled"] = {"video": enabled.get("video", True), "audio": enabled.get("audio", True)}
     params.update(extra_params or {})
     weights = {PREFIX + k: v for k, v in model.state_dict().items()}
     return GoldenCase(
@@ -447,6 +451,20 @@ for _set in ("avx512", "default"):
     ))(_set)
 # The kernel set each case must be made with (torch reads ATEN_CPU_CAPABILITY once per process).
 KERNEL_SET_CASES = {"legacy_wide_grid_avx512": "avx512", "legacy_wide_grid_default": "default"}
+# A guider that skips a step for one stream only runs the DiT with that stream's Modality disabled
+# (helpers.py:multi_modal_guider_denoising_func, enabled=not should_skip_step): its blocks leave it unchanged, while
+# it still feeds the other stream's A<->V attention.
+for _stream in ("video", "audio"):
+    CASES[f"ltx23_av_{_stream}_disabled"] = (lambda s: lambda: run_case(
+        f"ltx23_av_{s}_disabled",
+        f"LTX-2.3 audio+video DiT with the {s} Modality disabled (enabled=False, as for a step only the {s} "
+        f"guider skips): the {s} stream's self-, text and A<->V attention into it and its feed-forward are skipped, "
+        "the other stream runs in full, attending to it.",
+        "ltx23",
+        video_only=False,
+        seed=9 if s == "video" else 10,
+        enabled={s: False},
+    ))(_stream)
 CASES["ltx23_av_unequal_heads"] = lambda: run_case(
     "ltx23_av_unequal_heads",
     "LTX-2.3 audio+video DiT whose streams have different head counts (video 2 x 16, audio 4 x 4), which "

@@ -194,12 +194,13 @@ class Ledger:
         return module
 
 
-def guider_params(stg_block: int):
-    """LTX_2_3_PARAMS' guider params with the STG block moved into the 2-block tiny DiT (real: block 28 of 48)."""
+def guider_params(stg_block: int, skip: tuple[int, int] = (0, 0)):
+    """LTX_2_3_PARAMS' guider params with the STG block moved into the 2-block tiny DiT (real: block 28 of 48), and
+    the (video, audio) skip_step (the CLI's --video-skip-step / --audio-skip-step)."""
     from ltx_pipelines.utils.constants import LTX_2_3_PARAMS
 
-    return (replace(LTX_2_3_PARAMS.video_guider_params, stg_blocks=[stg_block]),
-            replace(LTX_2_3_PARAMS.audio_guider_params, stg_blocks=[stg_block]))
+    return (replace(LTX_2_3_PARAMS.video_guider_params, stg_blocks=[stg_block], skip_step=skip[0]),
+            replace(LTX_2_3_PARAMS.audio_guider_params, stg_blocks=[stg_block], skip_step=skip[1]))
 
 
 def contexts(seed: int) -> dict[str, torch.Tensor]:
@@ -282,13 +283,13 @@ def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, 
     return video_state, audio_state
 
 
-def guided_denoise_fn(transformer, ctx: dict, stg_block: int):
+def guided_denoise_fn(transformer, ctx: dict, stg_block: int, skip: tuple[int, int] = (0, 0)):
     """The one-stage / stage-1 denoise function: multi_modal_guider_factory_denoising_func over the factories
     create_multimodal_guider_factory makes from the default params and the negative contexts."""
     from ltx_core.components.guiders import create_multimodal_guider_factory
     from ltx_pipelines.utils.helpers import multi_modal_guider_factory_denoising_func
 
-    video_params, audio_params = guider_params(stg_block)
+    video_params, audio_params = guider_params(stg_block, skip)
     ctx = to_reference(ctx)  # a bf16 pipeline's text contexts are bf16
     return multi_modal_guider_factory_denoising_func(
         video_guider_factory=create_multimodal_guider_factory(video_params, ctx["context.video.negative"]),
@@ -361,8 +362,8 @@ def two_stage_noise_inputs(draws: list, height: int, width: int, n_audio: int) -
         ("stage 2 audio noise (re-injection into the stage-1 audio latent)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
     ])
 
-def guidance_params(stg_block: int) -> dict:
-    video, audio = guider_params(stg_block)
+def guidance_params(stg_block: int, skip: tuple[int, int] = (0, 0)) -> dict:
+    video, audio = guider_params(stg_block, skip)
     keys = ("cfg_scale", "stg_scale", "stg_blocks", "rescale_scale", "modality_scale", "skip_step")
     return {"video": {k: getattr(video, k) for k in keys}, "audio": {k: getattr(audio, k) for k in keys}}
 
@@ -428,7 +429,7 @@ GUIDED_CALL = (
 
 
 def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: int, ctx: dict, stg_block: int,
-                 conditionings=()):
+                 conditionings=(), skip: tuple[int, int] = (0, 0)):
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.schedulers import LTX2Scheduler
 
@@ -436,13 +437,21 @@ def guided_stage(rec: Recorder, prefix: str, transformer, shape, noiser, steps: 
     rec.add(f"{prefix}sigmas", sigmas)
     steps_rec = StepRecorder(rec, prefix, transformer, GUIDED_PASSES)
     states = denoise_audio_video_tiny(shape, noiser, sigmas, EulerDiffusionStep(),
-                                      guided_denoise_fn(transformer, ctx, stg_block), pipeline_components(), steps_rec,
+                                      guided_denoise_fn(transformer, ctx, stg_block, skip), pipeline_components(),
+                                      steps_rec,
                                       conditionings=conditionings)
     steps_rec.close()
     return states
 
 
-def one_stage_case() -> GoldenCase:
+# The one-stage case again with the video guider skipping every other step and the audio guider none: on steps 1
+# and 3 the video x0 is the previous step's and the DiT passes run with the video Modality disabled (but the
+# unconditional one).
+SKIP_CASE = ("t2v_skip_video_steps", (1, 0), ". The video guider skips every other step (skip_step 1), the audio "
+             "guider none: on those steps the cond, perturbed and isolated passes run with the video Modality disabled")
+
+
+def one_stage_case(case: str = "t2v_audio_one_stage", skip: tuple[int, int] = (0, 0), note: str = "") -> GoldenCase:
     from ltx_core.components.noisers import GaussianNoiser
 
     height, width, steps, stg_block = 64, 96, 4, 1
@@ -457,7 +466,7 @@ def one_stage_case() -> GoldenCase:
         noiser = GaussianNoiser(generator=generator)
         transformer = ledger.get("transformer")
         video_state, audio_state = guided_stage(rec, "", transformer, pixel_shape(height, width), noiser, steps, ctx,
-                                                stg_block)
+                                                stg_block, skip=skip)
         outputs = {"latents.video.final": video_state.latent, "latents.audio.final": audio_state.latent}
         decoded, sampling_rate = decode(ledger, video_state.latent, audio_state.latent, generator, rec)
         outputs.update(decoded)
@@ -474,7 +483,7 @@ def one_stage_case() -> GoldenCase:
         "video_latent_shape": list(video_state.latent.shape),
         "audio_latent_shape": list(audio_state.latent.shape),
         "audio_sampling_rate": sampling_rate,
-        "guidance": guidance_params(stg_block),
+        "guidance": guidance_params(stg_block, skip),
         "noise_draws": described,
         "video_decode": "decode_video without tiling: video.decoded is the decoder output [B,3,F,H,W]; the frames "
         "written to the MP4 are ((x+1)/2).clamp(0,1)*255 truncated to uint8, as [F,H,W,3]",
@@ -492,10 +501,10 @@ def one_stage_case() -> GoldenCase:
         ],
     }
     return GoldenCase(
-        group="pipeline", case="t2v_audio_one_stage", component="pipeline_one_stage",
+        group="pipeline", case=case, component="pipeline_one_stage",
         description="Tiny LTX-2.3 one-stage text-to-video+audio run (TI2VidOneStagePipeline sampling): 4 Euler steps "
         "of the LTX2Scheduler with CFG+STG+modality guidance and rescale (LTX-2.3 defaults), 9 frames 64x96 at 24 "
-        "fps, then video VAE, audio VAE and BigVGAN+BWE vocoder decode",
+        "fps, then video VAE, audio VAE and BigVGAN+BWE vocoder decode" + note,
         generator=GENERATOR, weights=weights, weights_metadata={"config": canonical_json(config)},
         inputs={**noise, **ctx}, outputs=outputs, intermediates=rec.values, params=params, tolerance=TOLERANCE,
     )
@@ -980,7 +989,8 @@ def i2v_case() -> GoldenCase:
 
 
 CASES = {"t2v_audio_one_stage": one_stage_case, "two_stage": two_stage_case, "i2v_keyframes": i2v_case,
-         "distilled": distilled_case, "two_stage_distilled_lora": lora_two_stage_case}
+         "distilled": distilled_case, "two_stage_distilled_lora": lora_two_stage_case,
+         SKIP_CASE[0]: lambda: one_stage_case(*SKIP_CASE)}
 
 
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:

@@ -58,7 +58,10 @@ struct DitStreamInput {
   Tensor attention_mask;  // [B, T, T] in [0, 1] (appended conditioning tokens), or empty
 };
 
-enum class Perturbation { SkipVideoSelfAttn, SkipAudioSelfAttn, SkipA2V, SkipV2A };
+// Skip*: perturbations.py PerturbationType. Disable*: the stream's Modality.enabled = False (a guider skipping this
+// step for one stream only): its blocks leave it unchanged, A<->V attention into it included, while it still feeds
+// the other stream's A<->V attention (transformer.py run_vx / run_ax).
+enum class Perturbation { SkipVideoSelfAttn, SkipAudioSelfAttn, SkipA2V, SkipV2A, DisableVideo, DisableAudio };
 struct PerturbationSpec {
   Perturbation kind;
   std::optional<std::vector<int64_t>> blocks;  // absent: every block

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "core/error.h"
 #include "models/ltx/dit/dit.h"
@@ -125,13 +126,28 @@ struct Perturbations {
     for (const auto& s : *samples) n += perturbed(s, kind, block) ? 1 : 0;
     return n == 0 ? Mix::None : (n == b ? Mix::All : Mix::Some);
   }
-  // [B, 1, 1]: 1 keeps the sample's result, 0 marks it perturbed (perturbations.py:mask_like).
+  // A residual the samples perturbed by `kind` do not get: nullopt when none of them does (skip computing it),
+  // else `r` itself or r · keep_mask (exact for the kept samples: r · 1 = r).
+  template <typename MakeResidual>
+  std::optional<Value> residual(Graph& g, CallInputs& feed, Perturbation kind, int64_t block, MakeResidual make) const {
+    const Mix m = mix(kind, block);
+    if (m == Mix::All) return std::nullopt;
+    const Value r = make();
+    return m == Mix::Some ? ops::mul(r, keep_mask(g, feed, kind, block)) : r;
+  }
+  // [B, 1, 1]: 1 keeps the sample's result, 0 marks it perturbed (perturbations.py:mask_like); one graph input per
+  // kind and block, however many residuals it masks.
   Value keep_mask(Graph& g, CallInputs& feed, Perturbation kind, int64_t block) const {
+    const auto key = std::pair{static_cast<int>(kind), block};
+    if (const auto it = masks.find(key); it != masks.end()) return it->second;
     std::vector<float> m;
     for (const auto& s : *samples) m.push_back(perturbed(s, kind, block) ? 0.0f : 1.0f);
-    return feed.add(g, "perturbation." + std::to_string(static_cast<int>(kind)) + "." + std::to_string(block),
-                    Tensor::from_floats(DType::F32, {b, 1, 1}, m));
+    const Value v = feed.add(g, "perturbation." + std::to_string(key.first) + "." + std::to_string(block),
+                             Tensor::from_floats(DType::F32, {b, 1, 1}, m));
+    masks.emplace(key, v);
+    return v;
   }
+  mutable std::map<std::pair<int, int64_t>, Value> masks;
 };
 
 struct Builder {
@@ -217,41 +233,49 @@ struct Builder {
     return s;
   }
 
-  // Self-attention and text cross-attention of one stream.
-  void self_and_text(StreamArgs& s, const DitBlockStream& bw, int64_t i, Perturbation kind) {
+  // Self-attention and text cross-attention of one stream; nothing for the samples where `off` disables it.
+  void self_and_text(StreamArgs& s, const DitBlockStream& bw, int64_t i, Perturbation kind, Perturbation off) {
     const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
     const std::string tn = bp + s.p + "scale_shift_table";
-    const auto msa = nn::ada_values(bw.table, tn, s.mod, 0, 3);  // shift, scale, gate
-    nn::AttentionCall call;
-    call.pe_cos = s.pe_cos;
-    call.pe_sin = s.pe_sin;
-    call.rope_mode = c.rope_mode;
-    call.mask = s.self_bias;
-    const Mix m = pert.mix(kind, i);
-    call.all_perturbed = m == Mix::All;
-    if (m == Mix::Some) call.perturbation_mask = pert.keep_mask(g, feed, kind, i);
-    const Value a = taps(bw.attn1(ops::modulate(rms(s.x, c.norm_eps), msa[1], msa[0]), call), bp + s.p + "attn1.out");
-    s.x = ops::add(s.x, ops::mul(msa[2], a));
-
-    nn::AttentionCall text;
-    if (c.cross_attention_adaln) {
+    const auto add = [&](const std::function<Value()>& make) {
+      if (const auto r = pert.residual(g, feed, off, i, make)) s.x = ops::add(s.x, *r);
+    };
+    add([&] {
+      const auto msa = nn::ada_values(bw.table, tn, s.mod, 0, 3);  // shift, scale, gate
+      nn::AttentionCall call;
+      call.pe_cos = s.pe_cos;
+      call.pe_sin = s.pe_sin;
+      call.rope_mode = c.rope_mode;
+      call.mask = s.self_bias;
+      const Mix m = pert.mix(kind, i);
+      call.all_perturbed = m == Mix::All;
+      if (m == Mix::Some) call.perturbation_mask = pert.keep_mask(g, feed, kind, i);
+      const Value a = taps(bw.attn1(ops::modulate(rms(s.x, c.norm_eps), msa[1], msa[0]), call), bp + s.p + "attn1.out");
+      return ops::mul(msa[2], a);
+    });
+    add([&] {
+      nn::AttentionCall text;
+      if (!c.cross_attention_adaln) {
+        text.context = s.context;
+        return taps(bw.attn2(rms(s.x, c.norm_eps), text), bp + s.p + "attn2.out");
+      }
       // transformer.py:apply_cross_attention_adaln: rows 6..8 modulate the query, the prompt table the context.
       const auto q = nn::ada_values(bw.table, tn, s.mod, 6, 3);  // shift_q, scale_q, gate
       const auto kv = nn::ada_values(bw.prompt_table, bp + s.p + "prompt_scale_shift_table", *s.prompt_mod, 0, 2);
       text.context = ops::modulate(s.context, kv[1], kv[0]);
       const Value o = taps(bw.attn2(ops::modulate(rms(s.x, c.norm_eps), q[1], q[0]), text), bp + s.p + "attn2.out");
-      s.x = ops::add(s.x, ops::mul(q[2], o));
-    } else {
-      text.context = s.context;
-      s.x = ops::add(s.x, taps(bw.attn2(rms(s.x, c.norm_eps), text), bp + s.p + "attn2.out"));
-    }
+      return ops::mul(q[2], o);
+    });
   }
 
-  void feed_forward(StreamArgs& s, const DitBlockStream& bw, int64_t i) {
+  void feed_forward(StreamArgs& s, const DitBlockStream& bw, int64_t i, Perturbation off) {
     const std::string bp = "transformer_blocks." + std::to_string(i) + ".";
-    const auto mlp = nn::ada_values(bw.table, bp + s.p + "scale_shift_table", s.mod, 3, 3);  // shift, scale, gate
-    const Value f = taps(bw.ff(ops::modulate(rms(s.x, c.norm_eps), mlp[1], mlp[0])), bp + s.p + "ff.out");
-    s.x = ops::add(s.x, ops::mul(mlp[2], f));
+    const auto r = pert.residual(g, feed, off, i, [&] {
+      const auto mlp = nn::ada_values(bw.table, bp + s.p + "scale_shift_table", s.mod, 3, 3);  // shift, scale, gate
+      const Value f = taps(bw.ff(ops::modulate(rms(s.x, c.norm_eps), mlp[1], mlp[0])), bp + s.p + "ff.out");
+      return ops::mul(mlp[2], f);
+    });
+    if (r) s.x = ops::add(s.x, *r);
   }
 
   // One direction of A<->V attention: rows r, r+1 of both tables (scale, shift), row 4 of the query's table plus
@@ -278,24 +302,25 @@ struct Builder {
 
   void block(int64_t i, StreamArgs* v, StreamArgs* a) {
     const DitBlockWeights& bw = w.blocks[static_cast<size_t>(i)];
-    if (v) self_and_text(*v, *bw.video, i, Perturbation::SkipVideoSelfAttn);
-    if (a) self_and_text(*a, *bw.audio, i, Perturbation::SkipAudioSelfAttn);
+    if (v) self_and_text(*v, *bw.video, i, Perturbation::SkipVideoSelfAttn, Perturbation::DisableVideo);
+    if (a) self_and_text(*a, *bw.audio, i, Perturbation::SkipAudioSelfAttn, Perturbation::DisableAudio);
     if (v && a) {
       const Value vn = rms(v->x, c.norm_eps), an = rms(a->x, c.norm_eps);
-      const Mix a2v = pert.mix(Perturbation::SkipA2V, i), v2a = pert.mix(Perturbation::SkipV2A, i);
-      if (a2v != Mix::All) {
-        Value o = av_attention(*v, *a, vn, an, *bw.video, *bw.audio, *bw.audio_to_video, 0, i, "audio_to_video_attn");
-        if (a2v == Mix::Some) o = ops::mul(o, pert.keep_mask(g, feed, Perturbation::SkipA2V, i));
-        v->x = ops::add(v->x, o);
-      }
-      if (v2a != Mix::All) {
-        Value o = av_attention(*a, *v, an, vn, *bw.audio, *bw.video, *bw.video_to_audio, 2, i, "video_to_audio_attn");
-        if (v2a == Mix::Some) o = ops::mul(o, pert.keep_mask(g, feed, Perturbation::SkipV2A, i));
-        a->x = ops::add(a->x, o);
-      }
+      // Into a stream: nothing where its A<->V perturbation is set or the stream is disabled; both masks apply.
+      const auto into = [&](StreamArgs& x, Perturbation skip, Perturbation off, const std::function<Value()>& make) {
+        if (pert.mix(skip, i) == Mix::All) return;
+        const auto r = pert.residual(g, feed, off, i, [&] { return *pert.residual(g, feed, skip, i, make); });
+        if (r) x.x = ops::add(x.x, *r);
+      };
+      into(*v, Perturbation::SkipA2V, Perturbation::DisableVideo, [&] {
+        return av_attention(*v, *a, vn, an, *bw.video, *bw.audio, *bw.audio_to_video, 0, i, "audio_to_video_attn");
+      });
+      into(*a, Perturbation::SkipV2A, Perturbation::DisableAudio, [&] {
+        return av_attention(*a, *v, an, vn, *bw.audio, *bw.video, *bw.video_to_audio, 2, i, "video_to_audio_attn");
+      });
     }
-    if (v) feed_forward(*v, *bw.video, i);
-    if (a) feed_forward(*a, *bw.audio, i);
+    if (v) feed_forward(*v, *bw.video, i, Perturbation::DisableVideo);
+    if (a) feed_forward(*a, *bw.audio, i, Perturbation::DisableAudio);
     const std::string bp = "transformer_blocks." + std::to_string(i) + ".out.";
     if (v) v->x = taps(v->x, bp + "video");
     if (a) a->x = taps(a->x, bp + "audio");
