@@ -7,6 +7,7 @@
 
 extern "C" {
 #include <libavutil/channel_layout.h>
+#include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 }
@@ -37,9 +38,15 @@ void decode_stream(AVFormatContext* ic, int stream, AVCodecContext* c, const std
   while (ff::receive_frame(c, frame.get(), kDomain, what)) on_frame(frame.get());
 }
 
+// FFmpeg's own log would repeat, less clearly, what the thrown error says.
+void quiet_ffmpeg() {
+  if (av_log_get_level() > AV_LOG_FATAL) av_log_set_level(AV_LOG_FATAL);
+}
+
 }  // namespace
 
 std::optional<DecodedVideo> read_video(const std::string& path) {
+  quiet_ffmpeg();
   const std::string what = "cannot read the video of " + path;
   const ff::InputPtr ic = ff::open_input(path, kDomain, what);
   const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
@@ -65,6 +72,7 @@ std::optional<DecodedVideo> read_video(const std::string& path) {
 }
 
 std::optional<DecodedAudio> read_audio(const std::string& path) {
+  quiet_ffmpeg();
   const std::string what = "cannot read the audio of " + path;
   const ff::InputPtr ic = ff::open_input(path, kDomain, what);
   const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
