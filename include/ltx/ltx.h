@@ -67,6 +67,9 @@ ltx_status ltx_request_set_batch(ltx_request* request, int64_t samples_per_promp
 /* name: "cfg", "stg", "rescale", "modality", "skip_step" (a whole number >= 0). */
 ltx_status ltx_request_set_guidance(ltx_request* request, ltx_stream stream, const char* name, double value);
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf);
+/* Audio-to-video: the file's audio from `start` seconds, at most `max_duration` seconds (<= 0: to the end), held
+   fixed while the video is generated; the result carries it. */
+ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double start, double max_duration);
 ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode);
 ltx_status ltx_request_set_distilled(ltx_request* request, int distilled);
 void ltx_request_free(ltx_request* request);

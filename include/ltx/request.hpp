@@ -27,6 +27,15 @@ struct Guidance {
   std::optional<int> skip_step;
 };
 
+// Audio-to-video (ltx_pipelines a2vid_two_stage.py): the file's audio (any format FFmpeg reads, a video's audio
+// too), from `start` seconds, at most `max_duration` seconds, is encoded and held fixed while the video is generated;
+// the result carries that clip. It must cover the video's duration.
+struct AudioInput {
+  std::string path;
+  double start = 0.0;                  // seconds, >= 0
+  std::optional<double> max_duration;  // seconds, > 0; unset: to the end
+};
+
 enum class Mode {
   OneStage,  // the whole size in one denoising loop
   TwoStage,  // half size, x2 latent upsampler, refine at full size (needs EngineOptions::upsampler)
@@ -46,6 +55,7 @@ struct GenerateRequest {
   uint64_t seed = 10;
   Guidance video_guidance, audio_guidance;  // finite values; not with `distilled`
   std::vector<ImageCondition> images;
+  std::optional<AudioInput> audio;  // audio-to-video; not with audio_guidance (the audio is not denoised)
   Mode mode = Mode::OneStage;
   bool distilled = false;  // a distilled checkpoint: its fixed sigma lists, one positive pass per step
   // Parity tools: replay every noise tensor from a recording (`ltx generate --record-noise`), or record them

@@ -317,6 +317,18 @@ ltx_status ltx_request_set_guidance(ltx_request* request, ltx_stream stream, con
   });
 }
 
+ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double start, double max_duration) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    const char* p = need(path, fn, "path");
+    reject_nan(fn, "audio start", start);
+    reject_nan(fn, "audio max_duration", max_duration);
+    ltx::AudioInput a{p, start, std::nullopt};
+    if (max_duration > 0) a.max_duration = max_duration;
+    r.audio = a;
+  });
+}
+
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf) {
   return guard(__func__, [&](const char* fn) {
     ltx::GenerateRequest& r = need(request, fn, "request").request;

@@ -55,6 +55,11 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.negative_prompt = r.negative_prompt;
   s.text_embeddings = r.text_embeddings;
   s.images = to_stages(r.images);
+  if (r.audio) {
+    s.audio = r.audio->path;
+    s.audio_start = r.audio->start;
+    s.audio_max_duration = r.audio->max_duration;
+  }
   s.two_stage = r.mode == Mode::TwoStage;
   s.distilled = r.distilled;
   s.frames = r.frames;

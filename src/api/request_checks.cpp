@@ -79,6 +79,19 @@ std::vector<std::string> request_problems(const GenerateRequest& r) {
   if (r.distilled && (any(r.video_guidance) || any(r.audio_guidance)))
     problems.push_back("guidance does not apply with distilled (one positive pass per step)");
   for (const std::string& p : stages::image_condition_problems(to_stages(r.images), r.frames)) problems.push_back(p);
+  if (r.audio) {
+    const AudioInput& a = *r.audio;
+    if (!fs::is_regular_file(a.path)) problems.push_back("audio " + a.path + " does not exist or is not a file");
+    if (!(std::isfinite(a.start) && a.start >= 0))
+      problems.push_back("audio start must be a finite number of seconds >= 0, got " + number(a.start));
+    if (a.max_duration && !(std::isfinite(*a.max_duration) && *a.max_duration > 0))
+      problems.push_back("audio max_duration must be a finite number of seconds > 0, got " + number(*a.max_duration));
+    if (a.max_duration && std::isfinite(r.fps) && r.fps > 0 && *a.max_duration < static_cast<double>(r.frames) / r.fps)
+      problems.push_back("audio max_duration " + number(*a.max_duration) + " s is shorter than the video (" +
+                         number(static_cast<double>(r.frames) / r.fps) + " s)");
+    if (any(r.audio_guidance))
+      problems.push_back("audio_guidance does not apply with an audio input (the given audio is held, not denoised)");
+  }
   if (!r.replay_noise.empty() && !fs::is_regular_file(r.replay_noise))
     problems.push_back("replay_noise " + r.replay_noise + " does not exist");
   if (r.record_noise && !r.replay_noise.empty()) problems.push_back("record_noise and replay_noise exclude each other");

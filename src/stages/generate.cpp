@@ -13,6 +13,7 @@
 #include "io/safetensors.h"
 #include "pipeline/finite_check.h"
 #include "pipeline/schedule.h"
+#include "stages/audio_input.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
 
@@ -115,7 +116,8 @@ TextContexts encode_prompts(PromptEncoder& encoder, const GenerateRequest& r, co
           pick_rows(c.audio, negative_rows)};
 }
 
-GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items) {
+GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
+                               const std::optional<AudioClip>& clip) {
   const PipelineDefaults defaults = pipeline_defaults(m.models.model_version, m.models.dit->config().n_layers);
   GenerationSpec spec;
   spec.batch = items;
@@ -130,6 +132,12 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
   spec.noise_dtype = DType::BF16;  // the official pipelines run bf16 latents and draw bf16 noise
   spec.distilled = r.distilled;
   if (r.distilled) spec.steps = static_cast<int>(distilled_sigmas_stage1().size()) - 1;
+  if (clip)
+    spec.audio_latent = in_category(ErrorCategory::InvalidRequest, [&] {
+      return held_audio_latent(encode_audio_clip(m.checkpoint, m.files.compute, *clip),
+                               audio_latent_shape(m.models.dit->config(), items, r.frames, r.fps), *clip,
+                               static_cast<double>(r.frames) / r.fps);
+    });
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
     auto encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
     spec.video_conditions = image_conditioner(r.images, encoder, [images = r.images](size_t i, int64_t h, int64_t w) {
@@ -232,7 +240,11 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   AvModels& models = m.models;
   report.model_version = models.model_version;
   const int64_t items = request_items(r);
-  GenerationSpec spec = generation_spec(m, r, items);
+  std::optional<AudioClip> clip;  // audio-to-video: read before any heavy work, and the output's audio
+  if (!r.audio.empty())
+    clip =
+        in_category(ErrorCategory::Io, [&] { return read_audio_clip(r.audio, r.audio_start, r.audio_max_duration); });
+  GenerationSpec spec = generation_spec(m, r, items, clip);
   const std::optional<MemoryPlan> memory = plan_run_memory(m, r, spec, items);
   if (memory) {
     report.memory_plan = memory->describe();
@@ -288,18 +300,29 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
                                     decode_budget(memory, r.memory_budget_bytes), &report.decode_strategy);
   check_finite(video, "decode", "the decoded video", "after the video VAE");
   progress_step(progress);
-  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
-  latents = {};
-  progress_step(progress);
-  const Tensor wave = models.vocoder->run(mel);  // [B, 2, N]
-  check_finite(wave, "decode", "the decoded audio", "after the vocoder");
+  // Audio-to-video returns the input clip, not its decode (a2vid_two_stage.py: "to preserve fidelity").
+  Tensor wave;  // [B, 2, N]
+  if (clip) {
+    latents = {};
+    wave = Tensor::empty(DType::F32, {items, clip->channels, clip->length()});
+    for (int64_t i = 0; i < items; ++i)
+      wave.slice(0, i, i + 1)
+          .copy_from(Tensor::from_floats(DType::F32, {1, clip->channels, clip->length()}, clip->samples));
+    progress_step(progress);
+  } else {
+    const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+    latents = {};
+    progress_step(progress);
+    wave = models.vocoder->run(mel);
+    check_finite(wave, "decode", "the decoded audio", "after the vocoder");
+  }
   progress_step(progress);
   clock.stop();
 
   report.frames = video.dim(2);
   report.height = video.dim(3);
   report.width = video.dim(4);
-  report.audio_sample_rate = models.vocoder->output_sampling_rate();
+  report.audio_sample_rate = clip ? clip->sample_rate : models.vocoder->output_sampling_rate();
   report.audio_channels = wave.dim(1);
   report.audio_samples = wave.dim(2);
   for (int64_t i = 0; i < items; ++i) {

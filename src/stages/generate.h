@@ -33,8 +33,13 @@ struct GenerateRequest {
   // Instead of the loaded text encoder: safetensors with context.{video,audio}.{positive,negative} (one prompt).
   std::string text_embeddings;
   std::vector<ImageConditionInput> images;  // frame 0 by latent replacement, others as keyframes
-  bool two_stage = false;                   // needs LoadedModels::upsampler
-  bool distilled = false;                   // a distilled DiT: fixed sigma lists, no guidance
+  // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s, encoded and held fixed;
+  // the output carries that clip. Empty: text-to-audio-and-video.
+  std::string audio;
+  double audio_start = 0.0;
+  std::optional<double> audio_max_duration;
+  bool two_stage = false;  // needs LoadedModels::upsampler
+  bool distilled = false;  // a distilled DiT: fixed sigma lists, no guidance
   int64_t frames = 121, height = 512, width = 768;
   double fps = 24.0;
   int steps = 0;  // 0: the model's default

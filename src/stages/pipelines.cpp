@@ -34,6 +34,22 @@ void set_stage1_sampling(const GenerationSpec& spec, StageSpec& s) {
   }
   s.sigmas = ltx2_sigmas({.steps = spec.steps});
   s.guidance = spec.guidance;
+  if (spec.audio_latent.defined()) s.guidance->audio = GuiderParams{};  // a2vid: the frozen audio is not guided
+}
+
+// a2vid_two_stage.py's audio guider has no negative context: the unconditional pass keeps the positive audio one.
+TextContexts stage_text(const GenerationSpec& spec, const TextContexts& text) {
+  if (!spec.audio_latent.defined()) return text;
+  TextContexts t = text;
+  t.audio_negative = Tensor();
+  return t;
+}
+
+// Audio-to-video: every stage starts from the encoded input audio and keeps it.
+void hold_audio(const GenerationSpec& spec, StageSpec& s) {
+  if (!spec.audio_latent.defined()) return;
+  s.initial_audio = spec.audio_latent;
+  s.audio_frozen = true;
 }
 
 }  // namespace
@@ -59,8 +75,9 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
   set_stage1_sampling(spec, s);
   s.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s.video_conditions = spec.video_conditions(spec.height, spec.width);
+  hold_audio(spec, s);
   if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
-  AvLatents out = run_av_stage(dit, s, text, noise, observe);
+  AvLatents out = run_av_stage(dit, s, stage_text(spec, text), noise, observe);
   observe_final(observe, "", out);
   return out;
 }
@@ -75,10 +92,11 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   set_stage1_sampling(spec, s1);
   s1.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s1.video_conditions = spec.video_conditions(spec.height / 2, spec.width / 2);
+  hold_audio(spec, s1);
   s1.name = "stage 1";
   const Observer o1 = prefixed(observe, "stage1.");
   if (o1) o1("sigmas", sigmas_tensor(s1.sigmas));
-  const AvLatents l1 = run_av_stage(m.stage1, s1, text, noise, o1);
+  const AvLatents l1 = run_av_stage(m.stage1, s1, stage_text(spec, text), noise, o1);
   observe_final(o1, "", l1);
 
   const Tensor up = upsample_latent(m.upsampler, m.video_stats, l1.video);
@@ -98,6 +116,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   s2.initial_audio = l1.audio;
   s2.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s2.video_conditions = spec.video_conditions(spec.height, spec.width);
+  hold_audio(spec, s2);  // a2vid_two_stage.py: the encoded audio again, not stage 1's (the same values)
   s2.name = "stage 2 (refine)";
   const Observer o2 = prefixed(observe, "stage2.");
   if (o2) o2("sigmas", sigmas_tensor(s2.sigmas));

@@ -26,6 +26,9 @@ struct GenerationSpec {
   // Image / keyframe conditionings for a stage of the given output pixel size (the two-stage flow asks at half
   // and at full size, as ti2vid_two_stages.py encodes the images once per stage); empty: text only.
   std::function<std::vector<VideoCondition>(int64_t height, int64_t width)> video_conditions;
+  // Audio-to-video (a2vid_two_stage.py): the encoded input audio [batch, z, T, M] at the audio latent shape, held
+  // fixed in every stage; stage 1 then guides the audio stream not at all (MultiModalGuiderParams()).
+  Tensor audio_latent;
 };
 
 // Latent shapes for a DiT: video channels = in_channels (patch size 1); audio tokens are channels x 16 mel bins

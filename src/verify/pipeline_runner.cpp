@@ -7,6 +7,7 @@
 #include "io/safetensors.h"
 #include "nn/weight_loader.h"
 #include "nn/weight_source.h"
+#include "stages/audio_input.h"
 #include "stages/av_models.h"
 #include "stages/image_conditioning.h"
 #include "stages/lora_weights.h"
@@ -197,6 +198,15 @@ std::map<std::string, Tensor> run_two_stage_lora_case(const GoldenCase& c, Preci
   return out;
 }
 
+// Conditioned tokens (an image's, a frozen audio's) have timesteps below σ, where the A<->V modulation semantics
+// differ: such cases are ltx-core 1.0.0's (dit_config.h AvTimestepSemantics::OtherSigma), not the loader's default.
+void use_reference_av_semantics(AvModels& models, const std::shared_ptr<const WeightSource>& source, Precision p) {
+  ltxm::DitConfig dit_config = models.dit->config();
+  dit_config.av_semantics = ltxm::AvTimestepSemantics::OtherSigma;
+  models.dit = std::make_unique<ltxm::Dit>(
+      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), dit_config, compute_dtype(p)));
+}
+
 // Image-to-video: the encoder is the case's own file; the DiT and decoders are the shared case's. The recorded
 // preprocessed pixels (image.N.pixels) feed the encoder, so the chain is compared exactly from there; the H.264
 // round trip and the resize are tested apart (tests/pipeline/image_conditioning_test.cpp).
@@ -205,12 +215,7 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   const std::string shared = c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors";
   const auto source = open_safetensors(shared);
   AvModels models = load_av_models(source, compute_dtype(p));
-  // Conditioned tokens have timesteps below σ, where the A<->V modulation semantics differ: the case is
-  // ltx-core 1.0.0's (dit_config.h AvTimestepSemantics::OtherSigma), not the loader's default.
-  ltxm::DitConfig dit_config = models.dit->config();
-  dit_config.av_semantics = ltxm::AvTimestepSemantics::OtherSigma;
-  models.dit = std::make_unique<ltxm::Dit>(
-      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), dit_config, compute_dtype(p)));
+  use_reference_av_semantics(models, source, p);
   auto encoder = std::make_shared<const video_vae::VideoEncoder>(
       load_video_encoder(open_safetensors(c.weights_path()), compute_dtype(p)));
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
@@ -238,9 +243,37 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   return out;
 }
 
+// Audio-to-video (ltx_pipelines/a2vid_two_stage.py, tools/reference/make_a2v_goldens.py): the case's input.wav
+// read and encoded as the engine's generate does, then the two-stage flow with that audio held fixed; outputs the
+// clip (the pipeline's returned audio), its encoded latent and the final latents.
+std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const auto source = open_safetensors(c.weights_path());
+  AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  use_reference_av_semantics(models, source, p);
+  const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  NoiseReplayer noise = recorded_noise(in);
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance.video = guider_from_json(params.at("guidance").at("stage_1").at("video"));
+  const nlohmann::json& audio = params.at("audio_input");
+  const AudioClip clip = read_audio_clip(c.dir + "/" + audio.at("file").get<std::string>(),
+                                         audio.at("start").get<double>(), audio.at("max_duration").get<double>());
+  const Tensor encoded = encode_audio_clip(source, compute_dtype(p), clip);
+  spec.audio_latent = held_audio_latent(encoded, audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps),
+                                        clip, static_cast<double>(spec.frames) / spec.fps);
+  std::map<std::string, Tensor> out;
+  out["audio.clip"] = Tensor::from_floats(DType::F32, {clip.channels, clip.length()}, clip.samples);
+  out["audio.encoded"] = spec.audio_latent;
+  run_two_stage({*models.dit, *models.dit, up, models.video_stats}, spec, contexts(in), noise, collect_into(out));
+  check_replayed_all(noise);
+  return out;
+}
+
 }  // namespace
 
 void register_pipeline_runners(ComponentRegistry& registry) {
+  registry.add("pipeline_a2v", run_a2v_case);
   registry.add("pipeline_one_stage", run_one_stage_case);
   registry.add("pipeline_two_stage", run_two_stage_case);
   registry.add("pipeline_i2v", run_i2v_case);

@@ -19,6 +19,7 @@ const char* const kGenerateUsage =
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
     "                    [--video-skip-step N] [--audio-skip-step N]\n"
+    "                    [--audio FILE [--audio-start S] [--audio-max-duration S]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
@@ -93,6 +94,10 @@ struct Parser {
     EngineOptions& e = o.engine;
     GenerateRequest& r = o.request;
     const auto guidance = [&]() -> std::optional<float> { return static_cast<float>(finite_number(a, v)); };
+    const auto audio = [&]() -> AudioInput& {
+      if (!r.audio) r.audio = AudioInput{};
+      return *r.audio;
+    };
     if (is_model_option_with_value(a))
       take_model_option(kCommand, e, a, v);
     else if (a == "--text-embeddings")
@@ -146,6 +151,12 @@ struct Parser {
       r.audio_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
     else if (a == "--image")
       r.images.push_back(parse_image_condition(v));
+    else if (a == "--audio")
+      audio().path = v;
+    else if (a == "--audio-start")
+      audio().start = finite_number(a, v);
+    else if (a == "--audio-max-duration")
+      audio().max_duration = finite_number(a, v);
     else if (a == "--record-noise") {
       o.files.noise_recording = v;
       r.record_noise = true;
@@ -189,7 +200,8 @@ bool takes_value(const std::string& a) {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
-      "--audio-skip-step", "--image", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
+      "--audio-skip-step", "--image", "--audio", "--audio-start", "--audio-max-duration", "--record-noise",
+      "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
   return with_value.count(a) != 0 || is_model_option_with_value(a);
@@ -206,6 +218,7 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage) {
   if (!o.default_model && e.text_encoder.empty() == r.text_embeddings.empty())
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
+  if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
   if (e.distilled_lora && !two_stage)
     problems.push_back("--distilled-lora is for the stage-2 refine: it needs --two-stage");
   if (e.distilled_lora && r.distilled)

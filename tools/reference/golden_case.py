@@ -257,7 +257,7 @@ class GoldenCase:
     tolerance: dict = field(
         default_factory=lambda: {"validation": {"atol": 1e-4, "rtol": 1e-4}, "production": {"atol": 5e-2, "rtol": 5e-2}}
     )
-    extra_files: dict[str, str] = field(default_factory=dict)  # name -> text (e.g. an HF config.json)
+    extra_files: dict[str, str | bytes] = field(default_factory=dict)  # name -> text (an HF config.json) or bytes
     production_rule: dict | None = None  # how the production tolerance was measured (with_measured_production)
     production_media_gates: dict | None = None  # the official bf16 run's decoded-media figures (media_metrics)
     extra_tensors: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)  # name -> tensors, kept dtype
@@ -277,8 +277,11 @@ class GoldenCase:
         write_safetensors(d / "inputs.safetensors", {k: _fp32(v) for k, v in self.inputs.items()}, {"format": "pt"})
         expected = {k: _fp32(v) for k, v in {**self.outputs, **self.intermediates}.items()}
         write_safetensors(d / "expected.safetensors", expected, {"format": "pt"})
-        for name, text in sorted(self.extra_files.items()):
-            (d / name).write_text(text)
+        for name, content in sorted(self.extra_files.items()):
+            if isinstance(content, bytes):
+                (d / name).write_bytes(content)
+            else:
+                (d / name).write_text(content)
         for name, tensors in sorted(self.extra_tensors.items()):
             write_safetensors(d / name, tensors)
         manifest = {

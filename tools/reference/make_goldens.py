@@ -35,6 +35,7 @@ GENERATORS = {
     "make_schedule_goldens": ("schedule",),
     "make_sampling_goldens": ("schedule",),
     "make_pipeline_goldens": ("pipeline",),
+    "make_a2v_goldens": ("pipeline",),
 }
 
 
