@@ -240,11 +240,14 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   AvModels& models = m.models;
   report.model_version = models.model_version;
   const int64_t items = request_items(r);
-  std::optional<AudioClip> clip;  // audio-to-video: read before any heavy work, and the output's audio
-  if (!r.audio.empty())
+  std::optional<AudioClip> clip;  // audio-to-video: read and encoded before any heavy work; the output's audio
+  if (!r.audio.empty()) {
+    clock.start("encode audio");
     clip =
         in_category(ErrorCategory::Io, [&] { return read_audio_clip(r.audio, r.audio_start, r.audio_max_duration); });
+  }
   GenerationSpec spec = generation_spec(m, r, items, clip);
+  if (clip) clock.stop();
   const std::optional<MemoryPlan> memory = plan_run_memory(m, r, spec, items);
   if (memory) {
     report.memory_plan = memory->describe();
