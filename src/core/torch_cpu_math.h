@@ -3,15 +3,17 @@
 // value moves high-frequency angles by up to ~2e-3 rad at the largest positions).
 //
 // torch picks one kernel set per process (aten's CPU capability: AVX-512, AVX2 or the portable "default"; the
-// ATEN_CPU_CAPABILITY environment variable overrides it). Measured on torch 2.15 against the rules below for every
-// size 1..50,000 (tools/reference/make_rope_grid_goldens.py keeps the cases that expose them):
+// ATEN_CPU_CAPABILITY environment variable overrides it). Measured on torch 2.15 against the rules below (linspace:
+// every size 1..1100 and some up to 50,000; pow: sizes 32..1100; tools/reference/make_rope_goldens.py keeps cases
+// that expose them):
 // - linspace(start, end, n), f32: step = (end - start) / (n - 1) in f32; element i < n/2 is start + step·i, the others
 //   end - step·(n-1-i). AVX2/AVX-512 builds contract both into one fused multiply-add (as CUDA's kernel does);
 //   the default build rounds the product first.
 // - pow(scalar base, tensor), f32: the vector loop covers the first floor(n / 2V)·2V elements (V = 16 lanes on
 //   AVX-512, 8 on AVX2) with SLEEF's 1-ulp powf (Sleef_powf16_u10 / Sleef_powf8_u10, bit-identical to
 //   Sleef_powf1_u10purecfma, which the engine calls); the rest, and every element in the default build, with the C
-//   library's powf.
+//   library's powf. One loop up to aten's grain of 32,768 elements (larger tensors are split across threads, each
+//   part with its own tail: not reproduced; the grids the engine builds hold at most a few thousand).
 #pragma once
 
 #include <cstdint>
