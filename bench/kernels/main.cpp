@@ -204,7 +204,7 @@ void bench_conv(const Options& o, const Peaks& peaks, DType dt) {
 
 int run(std::span<char* const> args) {
   const Options o = parse(args);
-  LTX_CHECK(cpu::gemm::avx512_available(), "bench", "this CPU lacks AVX-512 with BF16; our GEMM does not run here");
+  LTX_CHECK(cpu::gemm::avx512_available(), "bench", "this CPU lacks AVX-512; our GEMM does not run here");
   Peaks peaks;
   peaks.f32 = measure_peak_gflops(cpu::gemm::Compute::F32);
   peaks.bf16 = measure_peak_gflops(cpu::gemm::Compute::BF16);

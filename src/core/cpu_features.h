@@ -9,7 +9,7 @@ struct CpuFeatures {
   bool avx2 = false;
   bool fma = false;          // FMA3: torch's AVX2/AVX-512 kernels round with it (core/torch_cpu_math.h)
   bool avx512 = false;       // AVX-512 F, BW, VL and DQ: the 16-lane f32 kernels
-  bool avx512_bf16 = false;  // avx512 and AVX512_BF16 (vdpbf16ps): the bf16 GEMM and most optimized kernels
+  bool avx512_bf16 = false;  // avx512 and AVX512_BF16: vdpbf16ps natively (else emulated, at about half the speed)
   bool avx512_vnni = false;  // avx512 and AVX512_VNNI (vpdpbusd)
   bool amx_bf16 = false;
   bool portable = false;  // LTX_KERNELS=portable: the flags above are off whatever the CPU has (but avx2, fma)

@@ -256,8 +256,10 @@ int bench_matmul(Args args) {
     return 0;
   }
   if (o.threads > 0) set_thread_count(o.threads);
-  if (!cpu_features().avx512_bf16)
-    std::fprintf(stderr, "# this CPU has no AVX-512 BF16: the matmuls run on the reference kernel (very slow)\n");
+  if (!cpu_features().avx512)
+    std::fprintf(stderr, "# this CPU has no AVX-512: the matmuls run on the reference kernel (very slow)\n");
+  else if (!cpu_features().avx512_bf16)
+    std::fprintf(stderr, "# this CPU has no AVX-512 BF16: bf16 products run on its AVX-512F emulation\n");
   std::printf(
       "# x [1, M, K] bf16 · W [N, K]ᵀ through nn::Linear and a compiled plan, %d threads; ms: median of %d "
       "rounds that run every type once, after one warm-up; vs bf16: GFLOP/s over bf16's at the same shape and M\n",

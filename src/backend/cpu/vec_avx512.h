@@ -1,5 +1,7 @@
 // AVX-512 helpers shared by the *_avx512.cpp kernels: bf16 <-> f32 conversion with the exact bits of core/half.h,
-// masked loads/stores of f32/bf16 rows, and exp on 16 lanes. Include only from files compiled for AVX-512.
+// the bf16 pair dot product with or without AVX512_BF16, masked loads/stores of f32/bf16 rows, and exp on 16 lanes.
+// Include only from files compiled for AVX-512; run only where cpu_features().avx512 holds (AVX512_BF16 is not
+// needed but by dpbf16<true>).
 #pragma once
 
 #include <immintrin.h>
@@ -17,6 +19,30 @@ inline __m256i to_bf16_rne(__m512 v) {
   const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
   return _mm512_cvtepi32_epi16(r);
+}
+
+// Two vectors as 32 bf16 values, lo in elements 0-15 and hi in 16-31: vcvtne2ps2bf16(hi, lo) in AVX-512F, with the
+// bits of to_bf16_rne (the instruction also flushes f32 subnormals to zero; these keep them, as torch does).
+inline __m512i to_bf16_rne(__m512 hi, __m512 lo) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(to_bf16_rne(lo)), to_bf16_rne(hi), 1);
+}
+
+// vdpbf16ps: acc + a.odd·b.odd + a.even·b.even per 32-bit lane, a and b holding bf16 pairs. Native needs
+// AVX512_BF16; the emulation (AVX-512F) widens each half exactly and adds the products in the instruction's order
+// with one rounding each, as it does (bf16·bf16 products are exact in f32), so the sums are the same bits but for
+// the instruction's flush of subnormals. Kernels take Native as a template parameter, chosen per call from
+// cpu_features().avx512_bf16.
+template <bool Native>
+inline __m512 dpbf16(__m512 acc, __m512i a, __m512i b) {
+  if constexpr (Native) {
+    return _mm512_dpbf16_ps(acc, reinterpret_cast<__m512bh>(a), reinterpret_cast<__m512bh>(b));
+  } else {
+    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    acc = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(a, high)),
+                          _mm512_castsi512_ps(_mm512_and_si512(b, high)), acc);
+    return _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(a, 16)), _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)),
+                           acc);
+  }
 }
 
 inline __mmask16 tail_mask(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }

@@ -23,6 +23,7 @@
 
 #include "backend/cpu/attention/attention_opt.h"
 #include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 #include "ops/infer.h"
@@ -68,6 +69,7 @@ struct Call {
   float scale = 1.0f;
   bool causal = false;
   bool bf16 = false;
+  bool native_bf16 = false;  // vdpbf16ps (AVX512_BF16) for the bf16 products, else its AVX-512F emulation
 };
 
 // K and V of one (batch, kv head) as the kernels read them: key j's row at k + j·k_row elements (D contiguous),
@@ -223,19 +225,20 @@ void qk_tile_f32(const float* qt, int64_t dim, const float* const* krow, __m512 
     for (int v = 0; v < kQVecs; ++v) _mm512_storeu_ps(s + j * kQBlock + 16 * v, _mm512_mul_ps(acc[j][v], scale));
 }
 
-// As qk_tile_f32 for bf16: d in pairs, one vdpbf16ps per pair.
+// As qk_tile_f32 for bf16: d in pairs, one vdpbf16ps (or its emulation) per pair.
+template <bool Native>
 void qk_tile_bf16(const uint16_t* qt, int64_t pairs, const uint16_t* const* krow, __m512 scale, float* s) {
   __m512 acc[kKTile][kQVecs];
   for (auto& row : acc)
     for (auto& a : row) a = _mm512_setzero_ps();
   for (int64_t d2 = 0; d2 < pairs; ++d2) {
-    __m512bh qv[kQVecs];
-    for (int v = 0; v < kQVecs; ++v) qv[v] = (__m512bh)_mm512_loadu_si512(qt + (d2 * kQBlock + 16 * v) * 2);
+    __m512i qv[kQVecs];
+    for (int v = 0; v < kQVecs; ++v) qv[v] = _mm512_loadu_si512(qt + (d2 * kQBlock + 16 * v) * 2);
     for (int j = 0; j < kKTile; ++j) {
       int32_t pair;
       std::memcpy(&pair, krow[j] + 2 * d2, 4);
-      const __m512bh kb = (__m512bh)_mm512_set1_epi32(pair);
-      for (int v = 0; v < kQVecs; ++v) acc[j][v] = _mm512_dpbf16_ps(acc[j][v], qv[v], kb);
+      const __m512i kb = _mm512_set1_epi32(pair);
+      for (int v = 0; v < kQVecs; ++v) acc[j][v] = vec::dpbf16<Native>(acc[j][v], qv[v], kb);
     }
   }
   for (int j = 0; j < kKTile; ++j)
@@ -266,7 +269,7 @@ void pv_tile_f32(float* o, int64_t ldo, const float* corr, const float* p, const
 }
 
 // bf16: p as key pairs [j2][query][2], v as key pairs [j2][dv_pad][2] (v_row = 2·dv_pad elements per pair).
-template <int NV>
+template <int NV, bool Native>
 void pv_tile_bf16(float* o, int64_t ldo, const float* corr, const uint16_t* p, const uint16_t* v, int64_t v_row,
                   int64_t n_pairs) {
   __m512 acc[kPVRows][NV];
@@ -274,13 +277,13 @@ void pv_tile_bf16(float* o, int64_t ldo, const float* corr, const uint16_t* p, c
     for (int n = 0; n < NV; ++n)
       acc[r][n] = _mm512_mul_ps(_mm512_loadu_ps(o + r * ldo + 16 * n), _mm512_set1_ps(corr[r]));
   for (int64_t j2 = 0; j2 < n_pairs; ++j2) {
-    __m512bh vv[NV];
-    for (int n = 0; n < NV; ++n) vv[n] = (__m512bh)_mm512_loadu_si512(v + j2 * v_row + 32 * n);
+    __m512i vv[NV];
+    for (int n = 0; n < NV; ++n) vv[n] = _mm512_loadu_si512(v + j2 * v_row + 32 * n);
     for (int r = 0; r < kPVRows; ++r) {
       int32_t pair;
       std::memcpy(&pair, p + (j2 * kQBlock + r) * 2, 4);
-      const __m512bh pb = (__m512bh)_mm512_set1_epi32(pair);
-      for (int n = 0; n < NV; ++n) acc[r][n] = _mm512_dpbf16_ps(acc[r][n], vv[n], pb);
+      const __m512i pb = _mm512_set1_epi32(pair);
+      for (int n = 0; n < NV; ++n) acc[r][n] = vec::dpbf16<Native>(acc[r][n], vv[n], pb);
     }
   }
   for (int r = 0; r < kPVRows; ++r)
@@ -320,7 +323,8 @@ void scores(const Call& c, Workspace& ws, const HeadKV& kv, int64_t b, int64_t h
       const uint16_t* rows[kKTile];
       for (int j = 0; j < kKTile; ++j)
         rows[j] = reinterpret_cast<const uint16_t*>(kv.k) + (j0 + std::min<int64_t>(t + j, nk - 1)) * kv.k_row;
-      qk_tile_bf16(reinterpret_cast<const uint16_t*>(ws.qt.data()), c.dim_pairs, rows, scale, s);
+      (c.native_bf16 ? qk_tile_bf16<true> : qk_tile_bf16<false>)(reinterpret_cast<const uint16_t*>(ws.qt.data()),
+                                                                 c.dim_pairs, rows, scale, s);
     }
   }
   if (c.mask.defined()) {
@@ -388,7 +392,7 @@ void softmax_step(const Call& c, Workspace& ws, int64_t nk) {
           odd = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + (j + 1) * kQBlock), shift));
           sum = _mm512_add_ps(sum, odd);
         }
-        const __m512i halves = (__m512i)_mm512_cvtne2ps_pbh(odd, even);  // [even 0..15, odd 0..15]
+        const __m512i halves = vec::to_bf16_rne(odd, even);  // [even 0..15, odd 0..15]
         _mm512_storeu_si512(ws.p16.data() + ((j / 2) * kQBlock + 16 * v) * 2,
                             _mm512_permutexvar_epi16(interleave, halves));
       }
@@ -413,9 +417,11 @@ void accumulate_pv(const Call& c, Workspace& ws, const HeadKV& kv, int64_t j0, i
           pv_tile_f32<NV>(o, c.dv_pad, ws.corr + r0, ws.s.data() + r0,
                           reinterpret_cast<const float*>(kv.v) + j0 * kv.v_row + c0, kv.v_row, nk, tail);
         } else {
-          pv_tile_bf16<NV>(o, c.dv_pad, ws.corr + r0, ws.p16.data() + r0 * 2,
-                           reinterpret_cast<const uint16_t*>(kv.v) + (j0 / 2) * kv.v_row + c0 * 2, kv.v_row,
-                           (nk + 1) / 2);
+          (c.native_bf16
+               ? pv_tile_bf16<NV, true>
+               : pv_tile_bf16<NV, false>)(o, c.dv_pad, ws.corr + r0, ws.p16.data() + r0 * 2,
+                                          reinterpret_cast<const uint16_t*>(kv.v) + (j0 / 2) * kv.v_row + c0 * 2,
+                                          kv.v_row, (nk + 1) / 2);
         }
       }
     });
@@ -489,6 +495,7 @@ bool attention_avx512(const AttentionAttrs& attrs, Inputs in, const Tensor& out)
   c.scale = attrs.scale > 0.0f ? attrs.scale : 1.0f / std::sqrt(static_cast<float>(c.dim));
   c.causal = attrs.causal;
   c.bf16 = dt == DType::BF16;
+  c.native_bf16 = cpu_features().avx512_bf16;
 
   const int64_t n_tasks = c.batch * c.heads_q * ((c.len_q + kQBlock - 1) / kQBlock);
   parallel_for(n_tasks, 1, [&](int64_t begin, int64_t end) {

@@ -23,6 +23,7 @@
 #include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/padding.h"
 #include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 
@@ -58,7 +59,7 @@ void pad_row_to_bf16(const std::byte* src, DType dt, int64_t len, int64_t pb, in
 constexpr int kOb = 6;
 constexpr int64_t kTileN = 64;
 
-template <int OB>
+template <int OB, bool Native>
 void direct_tile(const uint32_t* xi, int64_t xrow, int64_t pairs, const uint32_t* wp, int64_t taps, int64_t dil,
                  int64_t n0, int64_t nvalid, const float* bias, float* out, int64_t olen) {
   __m512 acc[OB][4];
@@ -73,7 +74,7 @@ void direct_tile(const uint32_t* xi, int64_t xrow, int64_t pairs, const uint32_t
       for (int v = 0; v < 4; ++v) xv[v] = _mm512_loadu_si512(xr + k * dil + 16 * v);
       for (int o = 0; o < OB; ++o) {
         const __m512i wv = _mm512_set1_epi32(static_cast<int>(wr[o * wrow + k]));
-        for (int v = 0; v < 4; ++v) acc[o][v] = _mm512_dpbf16_ps(acc[o][v], (__m512bh)xv[v], (__m512bh)wv);
+        for (int v = 0; v < 4; ++v) acc[o][v] = vec::dpbf16<Native>(acc[o][v], xv[v], wv);
       }
     }
   }
@@ -87,7 +88,8 @@ void direct_tile(const uint32_t* xi, int64_t xrow, int64_t pairs, const uint32_t
   }
 }
 
-// out (f32, [O, olen]) from the bf16 padded rows xpad [C, padded], stride 1.
+// out (f32, [O, olen]) from the bf16 padded rows xpad [C, padded], stride 1; Native: vdpbf16ps (vec::dpbf16).
+template <bool Native>
 void conv_direct(const uint16_t* xpad, int64_t chans, int64_t padded, const Tensor& w, int64_t taps, int64_t dil,
                  const float* bias, float* out, int64_t olen) {
   const int64_t o_ch = w.dim(0), pairs = (chans + 1) / 2;
@@ -127,22 +129,22 @@ void conv_direct(const uint16_t* xpad, int64_t chans, int64_t padded, const Tens
           const float* bo = bias + o0;
           switch (std::min<int64_t>(kOb, o_ch - o0)) {
             case 6:
-              direct_tile<6>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<6, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 5:
-              direct_tile<5>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<5, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 4:
-              direct_tile<4>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<4, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 3:
-              direct_tile<3>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<3, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             case 2:
-              direct_tile<2>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<2, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
             default:
-              direct_tile<1>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
+              direct_tile<1, Native>(xi, xrow, pairs, wo, taps, dil, n0, nvalid, bo, oo, olen);
               break;
           }
         }
@@ -178,6 +180,7 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
   if (xpad_buf.size() < static_cast<size_t>(chans * padded)) xpad_buf.resize(static_cast<size_t>(chans * padded));
   uint16_t* xpad = xpad_buf.data();
   const bool direct = stride == 1 && chans <= tuning.direct_max_channels;
+  static const bool native = cpu_features().avx512_bf16;
   std::vector<uint16_t> col(direct ? 0 : static_cast<size_t>(k_total * chunk));
   std::vector<float> acc(out.dtype() == DType::F32 ? 0 : static_cast<size_t>(o_ch * (direct ? olen : chunk)));
   std::vector<float> bias(static_cast<size_t>(o_ch), 0.0f);
@@ -197,7 +200,7 @@ bool try_conv1d_bf16(OpKind kind, const ConvAttrs& a, Inputs in, const Tensor& o
     });
     if (direct) {
       float* dst = out.dtype() == DType::F32 ? reinterpret_cast<float*>(out.raw()) + bi * o_ch * olen : acc.data();
-      conv_direct(xpad, chans, padded, w, taps, dil, bias.data(), dst, olen);
+      (native ? conv_direct<true> : conv_direct<false>)(xpad, chans, padded, w, taps, dil, bias.data(), dst, olen);
       if (out.dtype() != DType::F32) {
         auto* o16 = reinterpret_cast<uint16_t*>(out.raw()) + bi * o_ch * olen;
         for (int64_t i = 0; i < o_ch * olen; i += 16)

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "backend/cpu/conv/conv_layout.h"
+#include "backend/cpu/vec_avx512.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
 
@@ -54,7 +55,7 @@ void transpose_block(const float* src, int64_t lds, int64_t rows, int64_t c0, in
       for (int j = 0; j < 16; ++j) {
         if constexpr (kToBf16) {
           auto* d = static_cast<uint16_t*>(dst_v) + (c + j) * ldd + r0;
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), (__m256i)_mm512_cvtneps_pbh(t[j]));
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), vec::to_bf16_rne(t[j]));
         } else {
           _mm512_storeu_ps(static_cast<float*>(dst_v) + (c + j) * ldd + r0, t[j]);
         }

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backend/cpu/vec_avx512.h"
 #include "core/quant.h"
 
 // GCC 12 warns inside the masked-load intrinsics, whose pass-through operands are deliberately undefined.
@@ -28,14 +29,12 @@
 namespace ltx::cpu::gemm {
 namespace {
 
-// Where 32 decoded values go (lo: the first 16): f32 as they are, or bf16 through vcvtne2ps2bf16.
+// Where 32 decoded values go (lo: the first 16): f32 as they are, or rounded to bf16.
 inline void put32(float* dst, __m512 lo, __m512 hi) {
   _mm512_storeu_ps(dst, lo);
   _mm512_storeu_ps(dst + 16, hi);
 }
-inline void put32(uint16_t* dst, __m512 lo, __m512 hi) {
-  _mm512_storeu_si512(dst, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
-}
+inline void put32(uint16_t* dst, __m512 lo, __m512 hi) { _mm512_storeu_si512(dst, vec::to_bf16_rne(hi, lo)); }
 
 inline float load_scale(const uint8_t* p) {  // an f16 block scale
   uint16_t h;
@@ -322,7 +321,7 @@ void decode_row_bf16(DType t, const std::byte* src, int64_t n, uint16_t* dst) {
     dequantize_row(t, src + i / block * bytes, f32, count);
     for (int64_t j = 0; j < count; j += 16) {
       const auto m = static_cast<__mmask16>(count - j >= 16 ? 0xffff : (1u << (count - j)) - 1u);
-      const auto h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, f32 + j)));
+      const __m256i h = vec::to_bf16_rne(_mm512_maskz_loadu_ps(m, f32 + j));
       _mm256_mask_storeu_epi16(dst + i + j, m, h);
     }
   }

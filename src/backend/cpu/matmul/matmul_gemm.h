@@ -48,7 +48,8 @@ struct Problem {
   int64_t epilogue_row0 = 0;
 };
 
-// True when this CPU runs the AVX-512 kernels (checked once).
+// True when this CPU runs the AVX-512 kernels: AVX-512 F, BW, VL and DQ. Their bf16 products use vdpbf16ps where the
+// CPU has AVX512_BF16 and its exact AVX-512F emulation elsewhere (vec_avx512.h dpbf16), with the same sums.
 bool avx512_available();
 
 // Runs p on the process thread pool (the matrix-vector path where gemv_applies, the panel path where

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "backend/cpu/matmul/matmul_avx512.h"
+#include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 
 // GCC 12 warns inside _mm512_cvtps_ph, whose pass-through operand is deliberately undefined.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -31,9 +33,9 @@ void store_row(int i, __m512 v0, __m512 v1, __mmask16 m0, __mmask16 m1, const Ti
     return;
   }
   auto* o = reinterpret_cast<uint16_t*>(t.out) + i * t.ldo;
-  if (t.out_dtype == DType::BF16) {  // vcvtneps2bf16 rounds to nearest even, as f32_to_bf16 does
-    _mm256_mask_storeu_epi16(o, m0, reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v0)));
-    _mm256_mask_storeu_epi16(o + 16, m1, reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v1)));
+  if (t.out_dtype == DType::BF16) {  // rounded to nearest even, as f32_to_bf16 does
+    _mm256_mask_storeu_epi16(o, m0, vec::to_bf16_rne(v0));
+    _mm256_mask_storeu_epi16(o + 16, m1, vec::to_bf16_rne(v1));
   } else {  // f16
     _mm256_mask_storeu_epi16(o, m0, _mm512_cvtps_ph(v0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     _mm256_mask_storeu_epi16(o + 16, m1, _mm512_cvtps_ph(v1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
@@ -70,7 +72,7 @@ void f32_tile(const float* a, const float* b, int64_t kc, int cols, const TileOu
   for (int i = 0; i < R; ++i) store_row(i, c0[i], c1[i], m0, m1, t);
 }
 
-template <int R>
+template <int R, bool Native>
 void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t kc, int cols, const TileOut& t) {
   // a and b are read as 32-bit (k, k+1) pairs; the packers zero-pad an odd tail.
   const auto* a32 = reinterpret_cast<const int32_t*>(a);
@@ -82,13 +84,13 @@ void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t kc, int cols, const
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
   for (int64_t kp = 0; kp < pairs; ++kp) {
-    const auto b0 = reinterpret_cast<__m512bh>(_mm512_load_si512(b32 + kp * kNR));
-    const auto b1 = reinterpret_cast<__m512bh>(_mm512_load_si512(b32 + kp * kNR + 16));
+    const __m512i b0 = _mm512_load_si512(b32 + kp * kNR);
+    const __m512i b1 = _mm512_load_si512(b32 + kp * kNR + 16);
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
-      const auto av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(a32[i * a_row + kp]));
-      c0[i] = _mm512_dpbf16_ps(c0[i], av, b0);
-      c1[i] = _mm512_dpbf16_ps(c1[i], av, b1);
+      const __m512i av = _mm512_set1_epi32(a32[i * a_row + kp]);
+      c0[i] = vec::dpbf16<Native>(c0[i], av, b0);
+      c1[i] = vec::dpbf16<Native>(c1[i], av, b1);
     }
   }
   const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16);
@@ -108,16 +110,18 @@ struct F32Table {
     return &f32_tile<R>;
   }
 };
+template <bool Native>
 struct BF16Table {
   using Ptr = void (*)(const uint16_t*, const uint16_t*, int64_t, int, const TileOut&);
   template <int R>
   static constexpr Ptr get() {
-    return &bf16_tile<R>;
+    return &bf16_tile<R, Native>;
   }
 };
 
 constexpr auto kF32Kernels = make_table(std::make_index_sequence<kMR>{}, F32Table{});
-constexpr auto kBF16Kernels = make_table(std::make_index_sequence<kMR>{}, BF16Table{});
+constexpr auto kBF16Kernels = make_table(std::make_index_sequence<kMR>{}, BF16Table<true>{});
+constexpr auto kBF16KernelsEmulated = make_table(std::make_index_sequence<kMR>{}, BF16Table<false>{});
 
 }  // namespace
 
@@ -126,7 +130,8 @@ void kernel_f32(int rows, const float* a, const float* b, int64_t kc, int cols, 
 }
 
 void kernel_bf16(int rows, const uint16_t* a, const uint16_t* b, int64_t kc, int cols, const TileOut& t) {
-  kBF16Kernels[static_cast<size_t>(rows - 1)](a, b, kc, cols, t);
+  static const bool native = cpu_features().avx512_bf16;
+  (native ? kBF16Kernels : kBF16KernelsEmulated)[static_cast<size_t>(rows - 1)](a, b, kc, cols, t);
 }
 
 }  // namespace ltx::cpu::gemm

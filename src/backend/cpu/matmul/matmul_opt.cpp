@@ -18,7 +18,7 @@
 namespace ltx::cpu {
 namespace gemm {
 
-bool avx512_available() { return cpu_features().avx512_bf16; }
+bool avx512_available() { return cpu_features().avx512; }
 
 namespace {
 

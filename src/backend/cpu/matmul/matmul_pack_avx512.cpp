@@ -8,6 +8,7 @@
 
 #include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
+#include "backend/cpu/vec_avx512.h"
 #include "core/half.h"
 
 // GCC 12 warns inside the masked-load and permute intrinsics, whose pass-through operands are deliberately
@@ -48,8 +49,7 @@ void to_f32(const std::byte* src, DType dt, int64_t stride, int64_t n, float* ds
   for (; i < n; ++i) dst[i] = load_f32(src, dt, i * stride);
 }
 
-// n values at src[i·stride] -> bf16, rounding to nearest even (f32_to_bf16; vcvtneps2bf16 differs only in
-// flushing f32 denormals, values below 1e-38).
+// n values at src[i·stride] -> bf16, rounding to nearest even (f32_to_bf16).
 void to_bf16(const std::byte* src, DType dt, int64_t stride, int64_t n, uint16_t* dst) {
   int64_t i = 0;
   if (stride == 1) {
@@ -60,8 +60,7 @@ void to_bf16(const std::byte* src, DType dt, int64_t stride, int64_t n, uint16_t
     if (dt == DType::F32) {
       const auto* s = reinterpret_cast<const float*>(src);
       for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
-                            reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i))));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), vec::to_bf16_rne(_mm512_loadu_ps(s + i)));
     }
   }
   if (dt == DType::BF16) {
@@ -91,7 +90,7 @@ __m512 load16_pairs(const std::byte* row, DType dt, int64_t k, int64_t n) {
     return _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask32(n), reinterpret_cast<const uint16_t*>(row) + k));
   const auto* f = reinterpret_cast<const float*>(row) + k;
   const __m512 lo = _mm512_maskz_loadu_ps(mask16(n), f), hi = _mm512_maskz_loadu_ps(mask16(n - 16), f + 16);
-  return _mm512_castsi512_ps(reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+  return _mm512_castsi512_ps(vec::to_bf16_rne(hi, lo));
 }
 
 // Packs an n-major source (column j of the strip is a contiguous row, rows[j], or zero where j >= cols) into a

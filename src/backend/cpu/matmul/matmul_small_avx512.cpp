@@ -21,6 +21,8 @@
 
 #include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
+#include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/thread_pool.h"
@@ -83,7 +85,7 @@ void tile_f32(const float* w, int64_t ldw, int rows, const float* panel, int64_t
   t.spill(tile);
 }
 
-template <int Q>
+template <int Q, bool Native>
 void tile_bf16(const uint16_t* w, int64_t ldw, int rows, const uint32_t* panel, int64_t strip, int64_t k,
                float (*tile)[kMaxM]) {
   const auto* next = reinterpret_cast<const std::byte*>(w + Tile<Q>::R * ldw);
@@ -97,15 +99,14 @@ void tile_bf16(const uint16_t* w, int64_t ldw, int rows, const uint32_t* panel, 
   const int64_t full = k / 2;
   const auto step = [&](int64_t kp, auto pair_of) {
     prefetch_next(next, next_bytes, kp);
-    __m512bh b[Q];
+    __m512i b[Q];
 #pragma GCC unroll 4
-    for (int q = 0; q < Q; ++q)
-      b[q] = reinterpret_cast<__m512bh>(_mm512_load_si512(panel + (q / 2) * strip + kp * 32 + (q % 2) * 16));
+    for (int q = 0; q < Q; ++q) b[q] = _mm512_load_si512(panel + (q / 2) * strip + kp * 32 + (q % 2) * 16);
 #pragma GCC unroll 24
     for (int i = 0; i < R; ++i) {
-      const auto av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(pair_of(wr[i], kp)));
+      const __m512i av = _mm512_set1_epi32(pair_of(wr[i], kp));
 #pragma GCC unroll 4
-      for (int q = 0; q < Q; ++q) t.c[i][q] = _mm512_dpbf16_ps(t.c[i][q], av, b[q]);
+      for (int q = 0; q < Q; ++q) t.c[i][q] = vec::dpbf16<Native>(t.c[i][q], av, b[q]);
     }
   };
   for (int64_t kp = 0; kp < full; ++kp)
@@ -123,7 +124,7 @@ void tile_bf16(const uint16_t* w, int64_t ldw, int rows, const uint32_t* panel, 
 // it, multiplied as in tile_bf16, and the slice's sums are added to the running ones (in `tile`) as the blocked
 // kernel adds them (matmul_kernel_avx512.cpp store_row), so every output has the blocked path's bits. w: row n0 of
 // W; next_rows: rows of the following tile, whose first slice is fetched during the last one.
-template <int Q>
+template <int Q, bool Native>
 void tile_encoded(const OperandB& w, int rows, int next_rows, const uint32_t* panel, int64_t strip, int64_t k,
                   float (*tile)[kMaxM]) {
   constexpr int R = Tile<Q>::R;
@@ -150,17 +151,16 @@ void tile_encoded(const OperandB& w, int rows, int next_rows, const uint32_t* pa
       for (int q = 0; q < Q; ++q) t.c[i][q] = _mm512_setzero_ps();
     const uint32_t* slice_panel = panel + pc / 2 * 32;
     for (int64_t kp = 0; kp < (kc + 1) / 2; ++kp) {
-      __m512bh b[Q];
+      __m512i b[Q];
 #pragma GCC unroll 4
-      for (int q = 0; q < Q; ++q)
-        b[q] = reinterpret_cast<__m512bh>(_mm512_load_si512(slice_panel + (q / 2) * strip + kp * 32 + (q % 2) * 16));
+      for (int q = 0; q < Q; ++q) b[q] = _mm512_load_si512(slice_panel + (q / 2) * strip + kp * 32 + (q % 2) * 16);
 #pragma GCC unroll 24
       for (int i = 0; i < R; ++i) {
         int32_t pair;
         std::memcpy(&pair, wr[i] + 2 * kp, 4);
-        const auto av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(pair));
+        const __m512i av = _mm512_set1_epi32(pair);
 #pragma GCC unroll 4
-        for (int q = 0; q < Q; ++q) t.c[i][q] = _mm512_dpbf16_ps(t.c[i][q], av, b[q]);
+        for (int q = 0; q < Q; ++q) t.c[i][q] = vec::dpbf16<Native>(t.c[i][q], av, b[q]);
       }
     }
     for (int i = 0; i < R; ++i)
@@ -186,8 +186,8 @@ void store_tile(const Problem& p, const float (*tile)[kMaxM], int64_t n0, int ro
       std::byte* o = p.out + ((m0 + mb + j) * p.ldo + n0) * es;
       if (p.out_dtype == DType::F32)
         _mm512_mask_storeu_ps(o, row_mask, r[j]);
-      else  // bf16 (the small path runs only same-dtype f32 or bf16); vcvtneps2bf16 rounds to nearest even
-        _mm256_mask_storeu_epi16(o, row_mask, reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(r[j])));
+      else  // bf16 (the small path runs only same-dtype f32 or bf16), rounded to nearest even
+        _mm256_mask_storeu_epi16(o, row_mask, vec::to_bf16_rne(r[j]));
     }
   }
 }
@@ -205,16 +205,19 @@ void run_tile(const Problem& p, const std::byte* panel, int64_t strip, int64_t n
               int64_t count) {
   alignas(64) float tile[Tile<Q>::R][kMaxM];
   const std::byte* w = w_row(p.b, n0);
+  static const bool native = cpu_features().avx512_bf16;
+  const auto* pairs = reinterpret_cast<const uint32_t*>(panel);
   if (dtype_is_quantized(p.b.dtype)) {
     OperandB tile_rows = p.b;
     tile_rows.data = w;
-    tile_encoded<Q>(tile_rows, rows, next_rows, reinterpret_cast<const uint32_t*>(panel), strip, p.k, tile);
-  } else if (p.compute == Compute::F32)
+    (native ? tile_encoded<Q, true> : tile_encoded<Q, false>)(tile_rows, rows, next_rows, pairs, strip, p.k, tile);
+  } else if (p.compute == Compute::F32) {
     tile_f32<Q>(reinterpret_cast<const float*>(w), p.b.sn, rows, reinterpret_cast<const float*>(panel), strip, p.k,
                 tile);
-  else
-    tile_bf16<Q>(reinterpret_cast<const uint16_t*>(w), p.b.sn, rows, reinterpret_cast<const uint32_t*>(panel), strip,
-                 p.k, tile);
+  } else {
+    (native ? tile_bf16<Q, true> : tile_bf16<Q, false>)(reinterpret_cast<const uint16_t*>(w), p.b.sn, rows, pairs,
+                                                        strip, p.k, tile);
+  }
   store_tile<Tile<Q>::R>(p, tile, n0, rows, m0, count);
 }
 
