@@ -54,6 +54,7 @@ typedef struct ltx_request ltx_request;
  * of the type (and rejected by the call), never undefined behaviour on the C++ side. */
 typedef enum ltx_stream { LTX_VIDEO = 0, LTX_AUDIO = 1, LTX_STREAM_FORCE_INT32 = 0x7fffffff } ltx_stream;
 typedef enum ltx_mode { LTX_ONE_STAGE = 0, LTX_TWO_STAGE = 1, LTX_MODE_FORCE_INT32 = 0x7fffffff } ltx_mode;
+typedef enum ltx_sampler { LTX_EULER = 0, LTX_RES2S = 1, LTX_SAMPLER_FORCE_INT32 = 0x7fffffff } ltx_sampler;
 ltx_request* ltx_request_new(void);               /* the official defaults: 121 frames at 768x512, 24 fps */
 ltx_request* ltx_request_new_default_model(void); /* the embedded default's size: 17 frames at 192x128, 8 steps */
 ltx_status ltx_request_add_prompt(ltx_request* request, const char* prompt);
@@ -71,7 +72,11 @@ ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t
    fixed while the video is generated; the result carries it. */
 ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double start, double max_duration);
 ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode);
+/* LTX_EULER (default) or LTX_RES2S: the HQ pipeline's second-order sampler, two DiT evaluations per step. */
+ltx_status ltx_request_set_sampler(ltx_request* request, ltx_sampler sampler);
 ltx_status ltx_request_set_distilled(ltx_request* request, int distilled);
+/* Keyframe interpolation: every image, frame 0's too, added as guiding keyframe tokens (needs images). */
+ltx_status ltx_request_set_keyframe_interpolation(ltx_request* request, int on);
 void ltx_request_free(ltx_request* request);
 
 /* ---- progress and cancellation ---- */

@@ -27,8 +27,11 @@ struct EngineOptions {
   std::string text_encoder;  // Gemma 3: a GGUF file or a Hugging Face folder; empty: requests give text_embeddings
   std::string upsampler;     // the x2 spatial upsampler, for two-stage requests
   std::vector<LoraFile> loras;             // fused into the DiT at load, every stage
-  std::optional<LoraFile> distilled_lora;  // the stage-2 refine of two-stage requests only
-  bool lora_allow_partial = false;         // skip LoRA keys that name no DiT layer instead of failing
+  std::optional<LoraFile> distilled_lora;  // the stage-2 refine of two-stage requests
+  // The distilled LoRA in stage 1 too, at this strength (the official HQ pipeline: 0.25 with 0.5 in stage 2); unset:
+  // stage 1 runs without it. Needs distilled_lora.
+  std::optional<float> distilled_lora_stage1_strength;
+  bool lora_allow_partial = false;  // skip LoRA keys that name no DiT layer instead of failing
   Precision precision = Precision::Production;
   // Worker threads of the process-wide pool; 0: $LTX_THREADS, else every core. The pool is shared by every engine
   // of the process: the last engine made sets it.

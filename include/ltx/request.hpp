@@ -41,6 +41,12 @@ enum class Mode {
   TwoStage,  // half size, x2 latent upsampler, refine at full size (needs EngineOptions::upsampler)
 };
 
+// The denoising loop of every stage.
+enum class Sampler {
+  Euler,  // first order, one x0 per step (every official pipeline but the HQ one)
+  Res2s,  // res_2s (ti2vid_two_stages_hq.py): second order with SDE noise, two x0 per step
+};
+
 struct GenerateRequest {
   // One generation per prompt, each `batch` times (item p·batch + s is sample s of prompt p), all through the DiT
   // together. Needs a text encoder; without one, `text_embeddings` gives one prompt's contexts.
@@ -55,8 +61,12 @@ struct GenerateRequest {
   uint64_t seed = 10;
   Guidance video_guidance, audio_guidance;  // finite values; not with `distilled`
   std::vector<ImageCondition> images;
+  // Keyframe interpolation (ltx_pipelines keyframe_interpolation.py): every image, frame 0's too, is added as
+  // guiding keyframe tokens instead of frame 0 replacing the first latent frame. Needs images.
+  bool keyframe_interpolation = false;
   std::optional<AudioInput> audio;  // audio-to-video; not with audio_guidance (the audio is not denoised)
   Mode mode = Mode::OneStage;
+  Sampler sampler = Sampler::Euler;
   bool distilled = false;  // a distilled checkpoint: its fixed sigma lists, one positive pass per step
   // Parity tools: replay every noise tensor from a recording (`ltx generate --record-noise`), or record them
   // into GenerateResult::noise_recording.

@@ -113,6 +113,7 @@ EngineOptions to_engine_options(const EngineArgs& a) {
       o.loras.push_back(lora_of(h, "loras[" + std::to_string(i++) + "]"));
   }
   if (!a.distilled_lora.is_none()) o.distilled_lora = lora_of(a.distilled_lora, "distilled_lora");
+  o.distilled_lora_stage1_strength = a.distilled_lora_stage1;
   o.lora_allow_partial = a.lora_allow_partial;
   o.precision = precision_of(a.precision);
   o.threads = a.threads;
@@ -161,6 +162,11 @@ GenerateRequest to_request(std::vector<std::string> prompts, int64_t batch, cons
   r.audio_guidance.stg_blocks = a.stg_blocks;
   r.video_guidance.skip_step = a.video_skip_step;
   r.audio_guidance.skip_step = a.audio_skip_step;
+  if (a.sampler != "euler" && a.sampler != "res2s")
+    throw nb::value_error(("sampler must be \"euler\" or \"res2s\", got \"" + a.sampler + "\"").c_str());
+  r.sampler = a.sampler == "res2s" ? Sampler::Res2s : Sampler::Euler;
+  r.keyframe_interpolation = a.keyframe_interpolation;
+  if (a.audio) r.audio = AudioInput{*a.audio, a.audio_start, a.audio_max_duration};
   return r;
 }
 

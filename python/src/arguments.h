@@ -20,8 +20,9 @@ using Path = std::optional<std::filesystem::path>;
 
 struct EngineArgs {
   Path checkpoint, text_encoder, dit, dit_config, upsampler;
-  nanobind::object loras;           // None or a list of paths and (path, strength) tuples
-  nanobind::object distilled_lora;  // None, a path or a (path, strength) tuple
+  nanobind::object loras;                      // None or a list of paths and (path, strength) tuples
+  nanobind::object distilled_lora;             // None, a path or a (path, strength) tuple
+  std::optional<float> distilled_lora_stage1;  // its strength in stage 1 too (the HQ pipeline)
   bool lora_allow_partial = false;
   std::string precision;  // "production" or "validation"
   int threads = 0;
@@ -46,6 +47,11 @@ struct RequestArgs {
   std::optional<std::vector<int64_t>> stg_blocks;  // both streams, as `ltx generate --stg-blocks`
   std::optional<float> audio_cfg, audio_stg, audio_rescale, audio_modality;
   std::optional<int> video_skip_step, audio_skip_step;  // each stream's guider apart, as --video/audio-skip-step
+  std::string sampler = "euler";                        // "euler" or "res2s", as --sampler
+  bool keyframe_interpolation = false;
+  std::optional<std::string> audio;  // audio-to-video: the file, as --audio
+  double audio_start = 0.0;
+  std::optional<double> audio_max_duration;
 };
 
 // With `default_model`, frames, height, width and steps not given take embedded_default_request()'s values (as

@@ -54,15 +54,17 @@ std::vector<PyVideo> generate(PyEngine& self, std::vector<std::string> prompts, 
 
 // The keyword options generate() and generate_batch() share, in RequestArgs' order, then `progress`.
 auto request_options() {
-  return std::make_tuple(nb::arg("negative_prompt") = nb::none(), nb::arg("width") = nb::none(),
-                         nb::arg("height") = nb::none(), nb::arg("frames") = nb::none(), nb::arg("fps") = nb::none(),
-                         nb::arg("steps") = nb::none(), nb::arg("seed") = nb::none(), nb::arg("images") = nb::none(),
-                         nb::arg("two_stage") = false, nb::arg("distilled") = false, nb::arg("cfg") = nb::none(),
-                         nb::arg("stg") = nb::none(), nb::arg("rescale") = nb::none(), nb::arg("modality") = nb::none(),
-                         nb::arg("stg_blocks") = nb::none(), nb::arg("audio_cfg") = nb::none(),
-                         nb::arg("audio_stg") = nb::none(), nb::arg("audio_rescale") = nb::none(),
-                         nb::arg("audio_modality") = nb::none(), nb::arg("video_skip_step") = nb::none(),
-                         nb::arg("audio_skip_step") = nb::none(), nb::arg("progress") = nb::none());
+  return std::make_tuple(
+      nb::arg("negative_prompt") = nb::none(), nb::arg("width") = nb::none(), nb::arg("height") = nb::none(),
+      nb::arg("frames") = nb::none(), nb::arg("fps") = nb::none(), nb::arg("steps") = nb::none(),
+      nb::arg("seed") = nb::none(), nb::arg("images") = nb::none(), nb::arg("two_stage") = false,
+      nb::arg("distilled") = false, nb::arg("cfg") = nb::none(), nb::arg("stg") = nb::none(),
+      nb::arg("rescale") = nb::none(), nb::arg("modality") = nb::none(), nb::arg("stg_blocks") = nb::none(),
+      nb::arg("audio_cfg") = nb::none(), nb::arg("audio_stg") = nb::none(), nb::arg("audio_rescale") = nb::none(),
+      nb::arg("audio_modality") = nb::none(), nb::arg("video_skip_step") = nb::none(),
+      nb::arg("audio_skip_step") = nb::none(), nb::arg("sampler") = "euler", nb::arg("keyframe_interpolation") = false,
+      nb::arg("audio") = nb::none(), nb::arg("audio_start") = 0.0, nb::arg("audio_max_duration") = nb::none(),
+      nb::arg("progress") = nb::none());
 }
 
 using OptInt = std::optional<int64_t>;
@@ -73,42 +75,51 @@ using OptBlocks = std::optional<std::vector<int64_t>>;
 // finish(self, head..., RequestArgs, progress): the typed option parameters are written once for both methods.
 template <class... Head, class Finish>
 auto with_request_options(Finish finish) {
-  return [finish](PyEngine& self, Head... head, std::optional<std::string> negative_prompt, OptInt width, OptInt height,
-                  OptInt frames, std::optional<double> fps, std::optional<int> steps, std::optional<uint64_t> seed,
-                  nb::object images, bool two_stage, bool distilled, OptFloat cfg, OptFloat stg, OptFloat rescale,
-                  OptFloat modality, OptBlocks stg_blocks, OptFloat audio_cfg, OptFloat audio_stg,
-                  OptFloat audio_rescale, OptFloat audio_modality, std::optional<int> video_skip_step,
-                  std::optional<int> audio_skip_step, nb::object progress) {
-    const RequestArgs args{.negative_prompt = std::move(negative_prompt),
-                           .width = width,
-                           .height = height,
-                           .frames = frames,
-                           .fps = fps,
-                           .steps = steps,
-                           .seed = seed,
-                           .images = std::move(images),
-                           .two_stage = two_stage,
-                           .distilled = distilled,
-                           .cfg = cfg,
-                           .stg = stg,
-                           .rescale = rescale,
-                           .modality = modality,
-                           .stg_blocks = std::move(stg_blocks),
-                           .audio_cfg = audio_cfg,
-                           .audio_stg = audio_stg,
-                           .audio_rescale = audio_rescale,
-                           .audio_modality = audio_modality,
-                           .video_skip_step = video_skip_step,
-                           .audio_skip_step = audio_skip_step};
-    return finish(self, std::move(head)..., args, std::move(progress));
-  };
+  return
+      [finish](PyEngine& self, Head... head, std::optional<std::string> negative_prompt, OptInt width, OptInt height,
+               OptInt frames, std::optional<double> fps, std::optional<int> steps, std::optional<uint64_t> seed,
+               nb::object images, bool two_stage, bool distilled, OptFloat cfg, OptFloat stg, OptFloat rescale,
+               OptFloat modality, OptBlocks stg_blocks, OptFloat audio_cfg, OptFloat audio_stg, OptFloat audio_rescale,
+               OptFloat audio_modality, std::optional<int> video_skip_step, std::optional<int> audio_skip_step,
+               std::string sampler, bool keyframe_interpolation, std::optional<std::string> audio, double audio_start,
+               std::optional<double> audio_max_duration, nb::object progress) {
+        const RequestArgs args{.negative_prompt = std::move(negative_prompt),
+                               .width = width,
+                               .height = height,
+                               .frames = frames,
+                               .fps = fps,
+                               .steps = steps,
+                               .seed = seed,
+                               .images = std::move(images),
+                               .two_stage = two_stage,
+                               .distilled = distilled,
+                               .cfg = cfg,
+                               .stg = stg,
+                               .rescale = rescale,
+                               .modality = modality,
+                               .stg_blocks = std::move(stg_blocks),
+                               .audio_cfg = audio_cfg,
+                               .audio_stg = audio_stg,
+                               .audio_rescale = audio_rescale,
+                               .audio_modality = audio_modality,
+                               .video_skip_step = video_skip_step,
+                               .audio_skip_step = audio_skip_step,
+                               .sampler = std::move(sampler),
+                               .keyframe_interpolation = keyframe_interpolation,
+                               .audio = std::move(audio),
+                               .audio_start = audio_start,
+                               .audio_max_duration = audio_max_duration};
+        return finish(self, std::move(head)..., args, std::move(progress));
+      };
 }
 
 constexpr const char* kGenerateDoc =
     "Generates one video with audio for `prompt` and returns it as an ltx.Video. Options left None keep the "
     "model's defaults (with the embedded default model: 17 frames of 192x128, 8 steps). `images`: a list of paths, "
     "(path, frame, strength, crf) tuples (the last three optional) or dicts of those keys. `stg_blocks` applies to "
-    "both streams. `progress`: a callable given an ltx.Progress for each stage begin, step, end and note, called on "
+    "both streams. `sampler`: \"euler\" or \"res2s\" (the HQ pipeline's). `keyframe_interpolation`: every image "
+    "as a guiding keyframe. `audio`: an audio file to generate the video to (audio_start, audio_max_duration in "
+    "seconds). `progress`: a callable given an ltx.Progress for each stage begin, step, end and note, called on "
     "the engine's thread; an exception it raises ends the call and reaches the caller. Ctrl-C cancels the call "
     "(KeyboardInterrupt); the engine stays usable. Other Python threads run meanwhile.";
 
@@ -126,8 +137,8 @@ void bind_engine(nb::module_& m) {
   cls.def(
       "__init__",
       [](PyEngine* self, Path checkpoint, Path text_encoder, Path dit, Path dit_config, Path upsampler,
-         nb::object loras, nb::object distilled_lora, bool lora_allow_partial, std::string precision, int threads,
-         nb::object memory_budget, nb::object progress) {
+         nb::object loras, nb::object distilled_lora, std::optional<float> distilled_lora_stage1,
+         bool lora_allow_partial, std::string precision, int threads, nb::object memory_budget, nb::object progress) {
         init(self,
              EngineArgs{.checkpoint = std::move(checkpoint),
                         .text_encoder = std::move(text_encoder),
@@ -136,6 +147,7 @@ void bind_engine(nb::module_& m) {
                         .upsampler = std::move(upsampler),
                         .loras = std::move(loras),
                         .distilled_lora = std::move(distilled_lora),
+                        .distilled_lora_stage1 = distilled_lora_stage1,
                         .lora_allow_partial = lora_allow_partial,
                         .precision = std::move(precision),
                         .threads = threads,
@@ -144,10 +156,11 @@ void bind_engine(nb::module_& m) {
       },
       nb::arg("checkpoint") = nb::none(), nb::arg("text_encoder") = nb::none(), nb::arg("dit") = nb::none(),
       nb::arg("dit_config") = nb::none(), nb::arg("upsampler") = nb::none(), nb::arg("loras") = nb::none(),
-      nb::arg("distilled_lora") = nb::none(), nb::arg("lora_allow_partial") = false,
-      nb::arg("precision") = "production", nb::arg("threads") = 0, nb::arg("memory_budget") = nb::none(),
-      nb::arg("progress") = nb::none(),
+      nb::arg("distilled_lora") = nb::none(), nb::arg("distilled_lora_stage1") = nb::none(),
+      nb::arg("lora_allow_partial") = false, nb::arg("precision") = "production", nb::arg("threads") = 0,
+      nb::arg("memory_budget") = nb::none(), nb::arg("progress") = nb::none(),
       "loras: a list of paths or (path, strength) tuples; distilled_lora: a path or a (path, strength) tuple; "
+      "distilled_lora_stage1: its strength in stage 1 too (the HQ pipeline's 0.25); "
       "precision: 'production' (bf16) or 'validation' (f32); threads: 0 for $LTX_THREADS or every core; "
       "memory_budget: bytes or a size like '8G' (None: what the machine has available); progress: a callable "
       "given an ltx.Progress for the load's stage and notes.");

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <optional>
 #include <string>
@@ -131,6 +132,12 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
     o.loras.push_back(ltx::parse_lora_file(value, "lora"));
   } else if (key == "distilled_lora") {
     o.distilled_lora = ltx::parse_lora_file(value, "distilled_lora");
+  } else if (key == "distilled_lora_stage1_strength") {
+    char* end = nullptr;
+    const float s = std::strtof(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !std::isfinite(s))
+      reject(function, "distilled_lora_stage1_strength must be a finite number, got \"" + value + "\"");
+    o.distilled_lora_stage1_strength = s;
   } else if (key == "lora_allow_partial") {
     if (value != "0" && value != "1")
       reject(function, R"(lora_allow_partial must be "0" or "1", got ")" + value + "\"");
@@ -149,7 +156,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
   } else {
     reject(function, "unknown option key \"" + std::string(key) +
                          "\"; valid keys: checkpoint, dit, dit_config, text_encoder, upsampler, lora, "
-                         "distilled_lora, lora_allow_partial, precision, threads, memory_budget");
+                         "distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, precision, threads, "
+                         "memory_budget");
   }
 }
 
@@ -350,8 +358,25 @@ ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode) {
   });
 }
 
+ltx_status ltx_request_set_sampler(ltx_request* request, ltx_sampler sampler) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    if (sampler == LTX_EULER)
+      r.sampler = ltx::Sampler::Euler;
+    else if (sampler == LTX_RES2S)
+      r.sampler = ltx::Sampler::Res2s;
+    else
+      reject(fn, "sampler must be LTX_EULER or LTX_RES2S, got " + std::to_string(static_cast<int>(sampler)));
+  });
+}
+
 ltx_status ltx_request_set_distilled(ltx_request* request, int distilled) {
   return guard(__func__, [&](const char* fn) { need(request, fn, "request").request.distilled = distilled != 0; });
+}
+
+ltx_status ltx_request_set_keyframe_interpolation(ltx_request* request, int on) {
+  return guard(__func__,
+               [&](const char* fn) { need(request, fn, "request").request.keyframe_interpolation = on != 0; });
 }
 
 void ltx_request_free(ltx_request* request) { delete request; }

@@ -36,6 +36,7 @@ stages::ModelFiles to_stages(const EngineOptions& o) {
   f.upsampler = o.upsampler;
   for (const LoraFile& l : o.loras) f.loras.push_back(to_stages(l));
   if (o.distilled_lora) f.distilled_lora = to_stages(*o.distilled_lora);
+  f.distilled_lora_stage1_strength = o.distilled_lora_stage1_strength;
   f.lora_allow_partial = o.lora_allow_partial;
   f.memory_budget_bytes = o.memory_budget_bytes;
   f.compute = o.precision == Precision::Validation ? DType::F32 : DType::BF16;
@@ -55,6 +56,7 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.negative_prompt = r.negative_prompt;
   s.text_embeddings = r.text_embeddings;
   s.images = to_stages(r.images);
+  s.keyframe_interpolation = r.keyframe_interpolation;
   if (r.audio) {
     s.audio = r.audio->path;
     s.audio_start = r.audio->start;
@@ -62,6 +64,7 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   }
   s.two_stage = r.mode == Mode::TwoStage;
   s.distilled = r.distilled;
+  s.sampler = r.sampler == Sampler::Res2s ? stages::Sampler::Res2s : stages::Sampler::Euler;
   s.frames = r.frames;
   s.height = r.height;
   s.width = r.width;

@@ -41,6 +41,12 @@ void check_options(const EngineOptions& o) {
     if (!std::isfinite(l.strength)) problems.push_back("the strength of LoRA " + l.path + " is not a finite number");
   if (o.distilled_lora && !std::isfinite(o.distilled_lora->strength))
     problems.push_back("the strength of distilled LoRA " + o.distilled_lora->path + " is not a finite number");
+  if (o.distilled_lora_stage1_strength && !o.distilled_lora)
+    problems.push_back(
+        "distilled_lora_stage1_strength needs distilled_lora (--distilled-lora-stage1 needs "
+        "--distilled-lora)");
+  if (o.distilled_lora_stage1_strength && !std::isfinite(*o.distilled_lora_stage1_strength))
+    problems.push_back("distilled_lora_stage1_strength is not a finite number");
   if (problems.empty()) return;
   std::string joined;
   for (size_t i = 0; i < problems.size(); ++i) joined += (i ? "; " : "") + problems[i];

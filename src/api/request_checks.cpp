@@ -79,6 +79,8 @@ std::vector<std::string> request_problems(const GenerateRequest& r) {
   if (r.distilled && (any(r.video_guidance) || any(r.audio_guidance)))
     problems.push_back("guidance does not apply with distilled (one positive pass per step)");
   for (const std::string& p : stages::image_condition_problems(to_stages(r.images), r.frames)) problems.push_back(p);
+  if (r.keyframe_interpolation && r.images.empty())
+    problems.push_back("keyframe_interpolation needs images (--image FILE:FRAME, at least one)");
   if (r.audio) {
     const AudioInput& a = *r.audio;
     if (!fs::is_regular_file(a.path)) problems.push_back("audio " + a.path + " does not exist or is not a file");

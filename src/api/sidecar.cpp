@@ -43,6 +43,8 @@ Json models_json(const GenerateResult& r) {
               {"dit_config", file_json(m.dit_config)},
               {"loras", loras},
               {"distilled_lora", m.distilled_lora ? lora_json(*m.distilled_lora) : Json(nullptr)},
+              {"distilled_lora_stage1_strength",
+               m.distilled_lora_stage1_strength ? Json(*m.distilled_lora_stage1_strength) : Json(nullptr)},
               {"lora_allow_partial", m.lora_allow_partial}};
 }
 
@@ -55,6 +57,8 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
               {"steps", q.steps},
               {"two_stage", q.mode == Mode::TwoStage},
               {"distilled", q.distilled},
+              {"sampler", q.sampler == Sampler::Res2s ? "res2s" : "euler"},
+              {"keyframe_interpolation", q.keyframe_interpolation},
               {"precision", r.model.precision == Precision::Validation ? "validation" : "production"},
               {"guidance", {{"video", guider_json(r.video_guidance)}, {"audio", guider_json(r.audio_guidance)}}},
               {"audio_input",

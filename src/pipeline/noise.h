@@ -62,6 +62,8 @@ class TorchGenerator {
   void fill_randn(float* out, int64_t n);
   void fill_randn_bf16(uint16_t* out, int64_t n);
   void fill_randn_f16(uint16_t* out, int64_t n);
+  // torch.randn(n, dtype=torch.float64, generator=this) (no f64 Tensor dtype: the res_2s sampler's SDE noise).
+  void fill_randn_f64(double* out, int64_t n);
 
  private:
   void fill_randn_16bit(uint16_t* out, int64_t n, uint16_t (*round)(float));

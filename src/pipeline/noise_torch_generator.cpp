@@ -130,6 +130,33 @@ void TorchGenerator::fill_randn_16bit(uint16_t* out, int64_t n, uint16_t (*round
   }
 }
 
+// normal_fill<double> (torch.randn(..., dtype=torch.float64)), the same on every CPU: every uniform first (53-bit),
+// then 16-blocks in place in double with libm maths (normal_fill_16: u1 = 1 - u[j] takes the radius, u[j+8] the
+// angle), the last 16 slots redrawn and transformed again when n is not a multiple of 16. Below 16 elements the
+// scalar path, whose cached normal it shares with the f32 draws.
+void TorchGenerator::fill_randn_f64(double* out, int64_t n) {
+  LTX_CHECK(n >= 0, "noise", "negative element count ", n);
+  if (n < kBlock) {
+    for (int64_t i = 0; i < n; ++i) out[i] = next_scalar_normal();
+    return;
+  }
+  auto transform = [](double* d) {
+    for (int j = 0; j < kBlock / 2; ++j) {
+      const double radius = std::sqrt(-2.0 * std::log(1.0 - d[j]));
+      const double theta = 2.0 * std::numbers::pi * d[j + 8];
+      d[j] = radius * std::cos(theta);
+      d[j + 8] = radius * std::sin(theta);
+    }
+  };
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_f64(random64());
+  for (int64_t i = 0; i + kBlock <= n; i += kBlock) transform(out + i);
+  if (n % kBlock != 0) {
+    double* tail = out + n - kBlock;
+    for (int64_t i = 0; i < kBlock; ++i) tail[i] = uniform_f64(random64());
+    transform(tail);
+  }
+}
+
 void TorchGenerator::fill_randn_bf16(uint16_t* out, int64_t n) { fill_randn_16bit(out, n, f32_to_bf16); }
 
 void TorchGenerator::fill_randn_f16(uint16_t* out, int64_t n) { fill_randn_16bit(out, n, f32_to_f16); }

@@ -159,8 +159,9 @@ EncodedImage parse_image(const Json& v, const std::string& param, int64_t frames
 
 const std::vector<std::string>& video_request_fields() {
   static const std::vector<std::string> fields = {
-      "model", "prompt", "negative_prompt", "size",           "frames",         "seconds", "fps", "seed", "steps",
-      "batch", "mode",   "distilled",       "video_guidance", "audio_guidance", "images"};
+      "model",          "prompt",         "negative_prompt", "size", "frames",    "seconds", "fps",
+      "seed",           "steps",          "batch",           "mode", "distilled", "sampler", "keyframe_interpolation",
+      "video_guidance", "audio_guidance", "images"};
   return fields;
 }
 
@@ -238,6 +239,14 @@ VideoRequest parse_video_request(const Json& body, const RequestLimits& limits, 
   if (body.contains("distilled")) r.distilled = boolean(body["distilled"], "distilled");
   rec["distilled"] = r.distilled;
 
+  if (body.contains("sampler")) {
+    const std::string& sampler = text(body["sampler"], "sampler");
+    if (sampler != "euler" && sampler != "res2s")
+      invalid("sampler", "sampler must be \"euler\" or \"res2s\", got \"" + sampler + "\"");
+    r.sampler = sampler == "res2s" ? Sampler::Res2s : Sampler::Euler;
+  }
+  rec["sampler"] = r.sampler == Sampler::Res2s ? "res2s" : "euler";
+
   r.steps = r.distilled ? 0 : defaults.steps;
   if (body.contains("steps")) r.steps = static_cast<int>(integer(body["steps"], "steps", 1, limits.max_steps));
   rec["steps"] = r.steps > 0 ? Json(r.steps) : Json(nullptr);
@@ -276,6 +285,11 @@ VideoRequest parse_video_request(const Json& body, const RequestLimits& limits, 
       rec["images"].push_back(image_record);
     }
   }
+  if (body.contains("keyframe_interpolation"))
+    r.keyframe_interpolation = boolean(body["keyframe_interpolation"], "keyframe_interpolation");
+  if (r.keyframe_interpolation && out.images.empty())
+    invalid("keyframe_interpolation", "keyframe_interpolation needs images (at least one)");
+  rec["keyframe_interpolation"] = r.keyframe_interpolation;
   return out;
 }
 

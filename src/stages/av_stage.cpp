@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "pipeline/diffusion_step.h"
 #include "stages/conditioning.h"
+#include "stages/res2s_loop.h"
 
 namespace ltx::stages {
 namespace {
@@ -55,7 +56,8 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
     observe("latents.video.initial", video.latent);
     observe("latents.audio.initial", audio.latent);
   }
-  euler_loop(dit, video, audio, spec.sigmas, text, spec.guidance, observe, spec.name);
+  const auto loop = spec.sampler == Sampler::Res2s ? res2s_loop : euler_loop;
+  loop(dit, video, audio, spec.sigmas, text, spec.guidance, observe, spec.name);
   // clear_conditioning (drops appended keyframe tokens), unpatchify.
   return {video_from_tokens(drop_appended_tokens(video.latent, spec.video.tokens()), spec.video),
           audio_from_tokens(audio.latent, spec.audio)};

@@ -12,6 +12,10 @@
 
 namespace ltx::stages {
 
+// The denoising loop: euler_loop (stages/denoise.h, every pipeline's default) or res2s_loop (stages/res2s_loop.h,
+// ti2vid_two_stages_hq.py's sampler: two x0 per step).
+enum class Sampler { Euler, Res2s };
+
 struct StageSpec {
   VideoLatentShape video;
   AudioLatentShape audio;
@@ -24,7 +28,8 @@ struct StageSpec {
   // still drawn) and given denoise mask 0, so every step keeps it.
   bool audio_frozen = false;
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
-  DType noise_dtype = DType::F32;      // the reference draws in the latent dtype (bf16 in the official pipelines)
+  Sampler sampler = Sampler::Euler;
+  DType noise_dtype = DType::F32;  // the reference draws in the latent dtype (bf16 in the official pipelines)
   std::vector<VideoCondition> video_conditions;  // images / keyframes (stages/conditioning.h), applied in order
   std::string name = "denoising";                // for errors: "stage 1", "stage 2 (refine)" in two-stage flows
 };

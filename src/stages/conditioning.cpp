@@ -102,7 +102,7 @@ void apply_video_conditions(StreamState& state, const std::vector<VideoCondition
     LTX_CHECK(c.latent.rank() == 5, "conditioning", "a conditioning latent must be [B, C, F, H, W], got ",
               c.latent.shape().str());
     LTX_CHECK(c.strength >= 0.0 && c.strength <= 1.0, "conditioning", "strength ", c.strength, " is outside [0, 1]");
-    if (c.frame == 0) {
+    if (c.frame == 0 && !c.as_keyframe) {
       replace_first_frame(state, c, target);
     } else {
       append_keyframe(state, c, target, fps);

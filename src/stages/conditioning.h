@@ -21,6 +21,9 @@ struct VideoCondition {
                       // of 1 conditions every item
   int64_t frame = 0;  // pixel frame index: 0 replaces the first latent frame, others are appended keyframes
   double strength = 1.0;  // 1 keeps the tokens clean, 0 lets them be denoised like the rest
+  // Appended as keyframe tokens even at frame 0 (keyframe_interpolation.py's
+  // image_conditionings_by_adding_guiding_latent) instead of replacing the first latent frame.
+  bool as_keyframe = false;
 };
 
 // Applies the items in order to a state whose first `target.tokens()` tokens are the generated video

@@ -144,7 +144,7 @@ void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t 
   load_av_models(source, DType::F32);
   const video_vae::VideoVaeConfig vae_config = video_vae::VideoVaeConfig::from_metadata(config);
   video_vae::VideoEncoder::load(WeightLoader(source, "vae."), vae_config, DType::F32);  // image conditioning
-  audio_vae::AudioEncoder::load(WeightLoader(source, "audio_vae."),  // audio-to-video
+  audio_vae::AudioEncoder::load(WeightLoader(source, "audio_vae."),                     // audio-to-video
                                 audio_vae::AudioVaeConfig::from_metadata(config), DType::F32);
 
   const Json& tc = config.at("transformer");

@@ -17,12 +17,6 @@ using ltxm::Perturbation;
 using ltxm::PerturbationSpec;
 using ltxm::SamplePerturbations;
 
-std::string step_name(int step) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "step%02d", step);
-  return buf;
-}
-
 // Concatenates tensors of equal trailing shape along axis 0 (f32).
 Tensor concat_batch(const std::vector<Tensor>& parts) {
   Shape shape = parts.front().shape();
@@ -90,9 +84,15 @@ Tensor guide_items(const GuiderParams& g, const GuidancePasses& p) {
 
 }  // namespace
 
+std::string step_name(int step) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "step%02d", step);
+  return buf;
+}
+
 AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
-               const TextContexts& text, const AvGuidance& g, const std::optional<AvX0>& last,
-               const Observer& observe) {
+               const TextContexts& text, const AvGuidance& g, const std::optional<AvX0>& last, const Observer& observe,
+               std::string_view label) {
   const bool skip_v = g.video.skip(step), skip_a = g.audio.skip(step);
   if (skip_v && skip_a) {
     LTX_CHECK(last.has_value(), "pipeline", "skip_step skips step ", step, " but no earlier x0 exists");
@@ -133,7 +133,7 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
 
   const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes));
   const int64_t b = video.latent.dim(0);
-  const std::string sn = step_name(step);
+  const std::string sn = label.empty() ? step_name(step) : std::string(label);
   GuidancePasses pv, pa;
   for (size_t i = 0; i < passes.size(); ++i) {
     const Tensor xv = rows(out.video_denoised, static_cast<int64_t>(i), b);
@@ -155,12 +155,12 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
 }
 
 AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
-               const TextContexts& text, const Observer& observe) {
+               const TextContexts& text, const Observer& observe, std::string_view label) {
   const std::vector<Pass> passes{{"cond", text.video_positive, text.audio_positive, {}}};
   const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes));
   AvX0 r{out.video_denoised, out.audio_denoised};
   if (observe) {
-    const std::string sn = step_name(step);
+    const std::string sn = label.empty() ? step_name(step) : std::string(label);
     for (const char* kind : {".cond", ".guided"}) {
       observe("x0.video." + sn + kind, r.video);
       observe("x0.audio." + sn + kind, r.audio);

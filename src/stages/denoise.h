@@ -38,14 +38,17 @@ struct AvX0 {
 
 // Guided x0 of step `step`: cond, then uncond / perturbed / isolated as the guiders need them, batched into one
 // DiT call; observed as x0.<stream>.stepNN.{cond,uncond,perturbed,isolated,guided}. `last` is the previous step's
-// result, reused when both guiders skip the step.
+// result, reused when both guiders skip the step. `label` replaces "stepNN" in the observed names when given.
 AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
                const TextContexts& text, const AvGuidance& guidance, const std::optional<AvX0>& last,
-               const Observer& observe);
+               const Observer& observe, std::string_view label = {});
 
 // One positive pass, its x0 used as is (observed as .cond and .guided).
 AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
-               const TextContexts& text, const Observer& observe);
+               const TextContexts& text, const Observer& observe, std::string_view label = {});
+
+// "step07": the observed names' step part.
+std::string step_name(int step);
 
 // euler_denoising_loop over sigmas[:-1]; the states' latents are advanced in place and observed as
 // latents.<stream>.stepNN. Without guidance, one positive pass per step.

@@ -118,7 +118,10 @@ TextContexts encode_prompts(PromptEncoder& encoder, const GenerateRequest& r, co
 
 GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
                                const std::optional<AudioClip>& clip) {
-  const PipelineDefaults defaults = pipeline_defaults(m.models.model_version, m.models.dit->config().n_layers);
+  // res_2s is the HQ pipeline's sampler, and brings its defaults.
+  const PipelineDefaults defaults = r.sampler == Sampler::Res2s
+                                        ? hq_pipeline_defaults()
+                                        : pipeline_defaults(m.models.model_version, m.models.dit->config().n_layers);
   GenerationSpec spec;
   spec.batch = items;
   spec.frames = r.frames;
@@ -131,6 +134,7 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
   apply(spec.guidance.audio, r.audio_guidance);
   spec.noise_dtype = DType::BF16;  // the official pipelines run bf16 latents and draw bf16 noise
   spec.distilled = r.distilled;
+  spec.sampler = r.sampler;
   if (r.distilled) spec.steps = static_cast<int>(distilled_sigmas_stage1().size()) - 1;
   if (clip)
     spec.audio_latent = in_category(ErrorCategory::InvalidRequest, [&] {
@@ -140,9 +144,12 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
     });
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
     auto encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
-    spec.video_conditions = image_conditioner(r.images, encoder, [images = r.images](size_t i, int64_t h, int64_t w) {
-      return in_category(ErrorCategory::Io, [&] { return load_conditioning_pixels(images[i], h, w); });
-    });
+    spec.video_conditions = image_conditioner(
+        r.images, encoder,
+        [images = r.images](size_t i, int64_t h, int64_t w) {
+          return in_category(ErrorCategory::Io, [&] { return load_conditioning_pixels(images[i], h, w); });
+        },
+        r.keyframe_interpolation);
   }
   return spec;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipeline/params.h"
+#include "stages/av_stage.h"
 #include "stages/denoise.h"
 #include "stages/image_conditioning.h"
 #include "stages/loaded_models.h"
@@ -33,6 +34,7 @@ struct GenerateRequest {
   // Instead of the loaded text encoder: safetensors with context.{video,audio}.{positive,negative} (one prompt).
   std::string text_embeddings;
   std::vector<ImageConditionInput> images;  // frame 0 by latent replacement, others as keyframes
+  bool keyframe_interpolation = false;      // every image as keyframe tokens (keyframe_interpolation.py)
   // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s, encoded and held fixed;
   // the output carries that clip. Empty: text-to-audio-and-video.
   std::string audio;
@@ -40,6 +42,7 @@ struct GenerateRequest {
   std::optional<double> audio_max_duration;
   bool two_stage = false;  // needs LoadedModels::upsampler
   bool distilled = false;  // a distilled DiT: fixed sigma lists, no guidance
+  Sampler sampler = Sampler::Euler;
   int64_t frames = 121, height = 512, width = 768;
   double fps = 24.0;
   int steps = 0;  // 0: the model's default

@@ -153,13 +153,14 @@ Tensor encode_pixels(const video_vae::VideoEncoder& encoder, const Tensor& pixel
 }
 
 std::function<std::vector<VideoCondition>(int64_t, int64_t)> image_conditioner(
-    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder,
-    PixelSource pixels) {
-  return [inputs = std::move(inputs), encoder = std::move(encoder), pixels = std::move(pixels)](int64_t height,
-                                                                                                int64_t width) {
+    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels,
+    bool all_keyframes) {
+  return [inputs = std::move(inputs), encoder = std::move(encoder), pixels = std::move(pixels), all_keyframes](
+             int64_t height, int64_t width) {
     std::vector<VideoCondition> out;
     for (size_t i = 0; i < inputs.size(); ++i)
-      out.push_back({encode_pixels(*encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength});
+      out.push_back(
+          {encode_pixels(*encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength, all_keyframes});
     return out;
   };
 }

@@ -48,11 +48,12 @@ video_vae::VideoEncoder load_video_encoder(const std::shared_ptr<const WeightSou
 Tensor encode_pixels(const video_vae::VideoEncoder& encoder, const Tensor& pixels);
 
 // helpers.py combined_image_conditionings: the pixels an input gives at a stage size, encoded, frame 0 by latent
-// replacement, others as keyframes. `pixels` supplies the preprocessed image (load_conditioning_pixels in
-// generate; recorded tensors in the golden runner).
+// replacement, others as keyframes; with `all_keyframes`, image_conditionings_by_adding_guiding_latent (keyframe
+// interpolation): every image, frame 0's too, as keyframe tokens. `pixels` supplies the preprocessed image
+// (load_conditioning_pixels in generate; recorded tensors in the golden runner).
 using PixelSource = std::function<Tensor(size_t index, int64_t height, int64_t width)>;
 std::function<std::vector<VideoCondition>(int64_t, int64_t)> image_conditioner(
-    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder,
-    PixelSource pixels);
+    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels,
+    bool all_keyframes = false);
 
 }  // namespace ltx::stages

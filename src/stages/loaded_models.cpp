@@ -155,8 +155,12 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
     dit_root = dit->root;
   }
   // LoRA files are read against the DiT file's layer list before anything heavy is loaded.
-  const LoraRequest lora_request{f.loras, f.distilled_lora, f.lora_allow_partial, f.lora_application,
-                                 f.memory_budget_bytes};
+  const LoraRequest lora_request{.loras = f.loras,
+                                 .distilled_lora = f.distilled_lora,
+                                 .allow_partial = f.lora_allow_partial,
+                                 .application = f.lora_application,
+                                 .memory_budget_bytes = f.memory_budget_bytes,
+                                 .distilled_stage1_strength = f.distilled_lora_stage1_strength};
   std::vector<ltxm::LoraAdapter> adapters;
   if (!f.loras.empty() || f.distilled_lora)
     adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));

@@ -26,7 +26,8 @@ struct ModelFiles {
   std::string text_encoder;  // Gemma 3: GGUF file or Hugging Face folder; empty: requests bring text contexts
   std::string upsampler;     // x2 spatial upsampler file, for two-stage requests; empty: none
   std::vector<ltxm::LoraSpec> loras;                      // every stage
-  std::optional<ltxm::LoraSpec> distilled_lora;           // the stage-2 refine only
+  std::optional<ltxm::LoraSpec> distilled_lora;           // the stage-2 refine
+  std::optional<float> distilled_lora_stage1_strength;    // and stage 1 at this strength (the HQ pipeline)
   bool lora_allow_partial = false;                        // skip LoRA keys that name no DiT layer
   std::optional<ltxm::LoraApplication> lora_application;  // unset: chosen by the budget (LoraRequest)
   size_t memory_budget_bytes = 0;                         // 0: MemAvailable at load

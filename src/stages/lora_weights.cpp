@@ -75,6 +75,7 @@ LoraWeights::LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> che
   if (request.distilled_lora) {
     strengths_.push_back(request.distilled_lora->strength);
     has_distilled_ = true;
+    distilled_stage1_strength_ = request.distilled_stage1_strength;
   }
   LTX_CHECK(adapters_.size() == strengths_.size(), "lora", "expected ", strengths_.size(), " LoRA files, got ",
             adapters_.size());
@@ -89,8 +90,9 @@ void LoraWeights::use_stage2() { use(true); }
 void LoraWeights::use(bool with_distilled) {
   std::vector<ltxm::WeightedLora> set;
   const size_t n_user = adapters_.size() - (has_distilled_ ? 1 : 0);
-  for (size_t i = 0; i < adapters_.size(); ++i)
-    if (i < n_user || with_distilled) set.push_back({&adapters_[i], strengths_[i]});
+  for (size_t i = 0; i < n_user; ++i) set.push_back({&adapters_[i], strengths_[i]});
+  if (has_distilled_ && (with_distilled || distilled_stage1_strength_))
+    set.push_back({&adapters_.back(), with_distilled ? strengths_.back() : *distilled_stage1_strength_});
   const ltxm::LoraFuseReport r = fuser_.apply(set);
   if (r.layers_fused || r.layers_restored) layers_fused_ = r.layers_fused;
   if (!report_ || (r.layers_fused == 0 && r.layers_restored == 0)) return;

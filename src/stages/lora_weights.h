@@ -17,13 +17,15 @@ namespace ltx::stages {
 
 struct LoraRequest {
   std::vector<ltxm::LoraSpec> loras;             // every stage
-  std::optional<ltxm::LoraSpec> distilled_lora;  // stage 2 only
+  std::optional<ltxm::LoraSpec> distilled_lora;  // stage 2, at its strength
   bool allow_partial = false;                    // skip keys that name no DiT layer instead of failing
   // Fused or unfused (lora_fuse.h); unset: fused when the copies of the touched matrices take at most a quarter of
   // the memory budget (0: MemAvailable now), else unfused. A 22B DiT with the distilled LoRA on every layer would
   // need ~40 GB of fused copies: it runs unfused.
   std::optional<ltxm::LoraApplication> application;
   size_t memory_budget_bytes = 0;
+  // The distilled LoRA in stage 1 too, at this strength (ti2vid_two_stages_hq.py: 0.25, stage 2 at 0.5); unset: not.
+  std::optional<float> distilled_stage1_strength;
 };
 
 // The application `request` asks for, or the one its budget allows for these adapters (request.application).
@@ -48,7 +50,7 @@ class LoraWeights {
               const std::function<void(const std::string&)>& report = {},
               const std::string& prefix = "model.diffusion_model.", std::vector<ltxm::LoraAdapter> adapters = {});
 
-  void use_stage1();  // base + --lora
+  void use_stage1();  // base + --lora (+ --distilled-lora at its stage-1 strength when given)
   void use_stage2();  // base + --lora + --distilled-lora
 
   // The resident weight of a DiT layer by official name (for tests).
@@ -64,6 +66,7 @@ class LoraWeights {
   std::vector<ltxm::LoraAdapter> adapters_;  // the user's, then the distilled one
   std::vector<float> strengths_;
   bool has_distilled_ = false;
+  std::optional<float> distilled_stage1_strength_;
   int64_t layers_fused_ = 0;
   std::function<void(const std::string&)> report_;
 };

@@ -30,9 +30,14 @@ void set_stage1_sampling(const GenerationSpec& spec, StageSpec& s) {
     const auto sigmas = distilled_sigmas_stage1();
     s.sigmas.assign(sigmas.begin(), sigmas.end());
     s.guidance.reset();
+    s.sampler = spec.sampler;
     return;
   }
-  s.sigmas = ltx2_sigmas({.steps = spec.steps});
+  s.sampler = spec.sampler;
+  // ti2vid_two_stages_hq.py shifts its schedule by the stage's latent token count; the other pipelines by the
+  // default count.
+  s.sigmas = spec.sampler == Sampler::Res2s ? ltx2_sigmas({.steps = spec.steps, .tokens = s.video.tokens()})
+                                            : ltx2_sigmas({.steps = spec.steps});
   s.guidance = spec.guidance;
   if (spec.audio_latent.defined()) s.guidance->audio = GuiderParams{};  // a2vid: the frozen audio is not guided
 }
@@ -112,6 +117,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   const auto distilled = distilled_sigmas_stage2();
   s2.sigmas.assign(distilled.begin(), distilled.end());
   s2.noise_scale = s2.sigmas.front();
+  s2.sampler = spec.sampler;
   s2.initial_video = up;
   s2.initial_audio = l1.audio;
   s2.noise_dtype = spec.noise_dtype;

@@ -19,6 +19,7 @@ struct GenerationSpec {
   double fps = 24.0;
   int steps = 30;  // stage 1
   AvGuidance guidance;
+  Sampler sampler = Sampler::Euler;  // every stage's loop
   DType noise_dtype = DType::F32;
   // The distilled model (ltx_pipelines/distilled.py): stage 1 on distilled_sigmas_stage1() with one positive pass
   // per step (no guidance; `steps` and `guidance` are unused); stage 2 is unchanged.

@@ -1,8 +1,9 @@
 // Golden-case runners for whole pipelines (components "pipeline_one_stage", "pipeline_two_stage", "pipeline_i2v",
-// "pipeline_distilled" and "pipeline_two_stage_lora"; tests/golden/pipeline/, made by
-// tools/reference/make_pipeline_goldens.py): the recorded noise is replayed in draw order, and every observed latent,
-// x0, position and sigma is returned under the case's names, so each step is compared. The one-stage,
-// image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel, waveform).
+// "pipeline_distilled", "pipeline_two_stage_lora", "pipeline_keyframes", "pipeline_a2v" and "pipeline_hq";
+// tests/golden/pipeline/, made by tools/reference/make_{pipeline,a2v,keyframe,hq}_goldens.py): the recorded noise is
+// replayed in draw order, and every observed latent, x0, position and sigma is returned under the case's names, so each
+// step is compared. The one-stage, image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel,
+// waveform).
 #include "core/error.h"
 #include "io/safetensors.h"
 #include "nn/weight_loader.h"
@@ -170,7 +171,10 @@ class Bf16Checkpoint final : public WeightSource {
 // LoRA's bf16 first; so unlike dit/lora_official (bf16-resident in both precisions, compared at the production
 // tolerance) validation here keeps the all-f32 path and the case's validation tolerance. The DiT and decoders are
 // the shared one-stage case's, the upsampler the two-stage case's (its own float32 file).
-std::map<std::string, Tensor> run_two_stage_lora_case(const GoldenCase& c, Precision p) {
+// The LoRA two-stage flow of the cases below: `request`'s LoRA files read against the bf16 checkpoint's layers, the
+// one resident DiT on the stage-1 set and switched to the stage-2 set by before_stage2; decoded when `decode`.
+std::map<std::string, Tensor> run_lora_two_stage(const GoldenCase& c, Precision p, const LoraRequest& request,
+                                                 const GenerationSpec& spec, bool decode) {
   const nlohmann::json& params = c.params();
   const std::string root = c.dir + "/../";
   const auto checkpoint = std::make_shared<const Bf16Checkpoint>(
@@ -178,24 +182,46 @@ std::map<std::string, Tensor> run_two_stage_lora_case(const GoldenCase& c, Preci
   const auto up_source =
       open_safetensors(root + params.at("upsampler_weights").get<std::string>() + "/weights.safetensors");
   const std::string prefix = params.at("weights_prefix").get<std::string>();
-  const LoraRequest request{{},
-                            ltxm::LoraSpec{c.dir + "/" + params.at("distilled_lora_file").get<std::string>(),
-                                           params.at("distilled_lora_strength").get<float>()},
-                            false};
   std::vector<ltxm::LoraAdapter> adapters = read_loras(request, checkpoint_lora_targets(*checkpoint, prefix));
-  AvModels models = load_av_models(checkpoint, compute_dtype(p));
+  AvModels models = load_av_models(checkpoint, compute_dtype(p), {.video_decoder = decode, .audio_decoder = decode});
   LoraWeights lora(*models.dit, checkpoint, compute_dtype(p), request, {}, prefix, std::move(adapters));
   const auto up = load_upsampler(up_source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   NoiseReplayer noise = recorded_noise(in);
-  GenerationSpec spec = spec_from_params(params);
-  spec.guidance = guidance_from_json(params.at("guidance").at("stage_1"));
   std::map<std::string, Tensor> out;
   const AvLatents latents =
       run_two_stage({*models.dit, *models.dit, up, models.video_stats, [&lora] { lora.use_stage2(); }}, spec,
                     contexts(in), noise, collect_into(out));
-  decode_into(models, latents, noise, out);
+  if (decode)
+    decode_into(models, latents, noise, out);
+  else
+    check_replayed_all(noise);
   return out;
+}
+
+std::map<std::string, Tensor> run_two_stage_lora_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const LoraRequest request{.distilled_lora =
+                                ltxm::LoraSpec{c.dir + "/" + params.at("distilled_lora_file").get<std::string>(),
+                                               params.at("distilled_lora_strength").get<float>()}};
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance = guidance_from_json(params.at("guidance").at("stage_1"));
+  return run_lora_two_stage(c, p, request, spec, /*decode=*/true);
+}
+
+// The HQ pipeline (ltx_pipelines/ti2vid_two_stages_hq.py, tools/reference/make_hq_goldens.py): the distilled-LoRA
+// case's flow and files with the LoRA in stage 1 too (at its stage-1 strength) and the res_2s sampler in both
+// stages, whose SDE noise the engine draws itself; every evaluation of every step is compared.
+std::map<std::string, Tensor> run_hq_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const LoraRequest request{
+      .distilled_lora = ltxm::LoraSpec{c.dir + "/" + params.at("distilled_lora_file").get<std::string>(),
+                                       params.at("distilled_lora_strength_stage_2").get<float>()},
+      .distilled_stage1_strength = params.at("distilled_lora_strength_stage_1").get<float>()};
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance = guidance_from_json(params.at("guidance").at("stage_1"));
+  spec.sampler = Sampler::Res2s;
+  return run_lora_two_stage(c, p, request, spec, /*decode=*/false);
 }
 
 // Conditioned tokens (an image's, a frozen audio's) have timesteps below σ, where the A<->V modulation semantics
@@ -243,6 +269,35 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   return out;
 }
 
+// Keyframe interpolation (ltx_pipelines/keyframe_interpolation.py, tools/reference/make_keyframe_goldens.py): the
+// shared two-stage case's DiT and upsampler, this case's video encoder, the recorded preprocessed pixels at each
+// stage's size through the engine's image_conditioner with every image as keyframe tokens.
+std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const auto shared =
+      open_safetensors(c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors");
+  AvModels models = load_av_models(shared, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  use_reference_av_semantics(models, shared, p);
+  const auto up = load_upsampler(shared, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
+  auto encoder = std::make_shared<const video_vae::VideoEncoder>(
+      load_video_encoder(open_safetensors(c.weights_path()), compute_dtype(p)));
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  std::vector<ImageConditionInput> images;
+  for (const auto& im : params.at("images"))
+    images.push_back({"", im.at("frame").get<int64_t>(), im.at("strength").get<double>(), im.at("crf").get<int>()});
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance = guidance_from_json(params.at("guidance").at("stage_1"));
+  const auto recorded = [&in](size_t i, int64_t height, int64_t width) {
+    return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
+  };
+  spec.video_conditions = image_conditioner(images, encoder, recorded, /*all_keyframes=*/true);
+  NoiseReplayer noise = recorded_noise(in);
+  std::map<std::string, Tensor> out;
+  run_two_stage({*models.dit, *models.dit, up, models.video_stats}, spec, contexts(in), noise, collect_into(out));
+  check_replayed_all(noise);
+  return out;
+}
+
 // Audio-to-video (ltx_pipelines/a2vid_two_stage.py, tools/reference/make_a2v_goldens.py): the case's input.wav
 // read and encoded as the engine's generate does, then the two-stage flow with that audio held fixed; outputs the
 // clip (the pipeline's returned audio), its encoded latent and the final latents.
@@ -274,11 +329,13 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
 
 void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_a2v", run_a2v_case);
+  registry.add("pipeline_keyframes", run_keyframes_case);
   registry.add("pipeline_one_stage", run_one_stage_case);
   registry.add("pipeline_two_stage", run_two_stage_case);
   registry.add("pipeline_i2v", run_i2v_case);
   registry.add("pipeline_distilled", run_distilled_case);
   registry.add("pipeline_two_stage_lora", run_two_stage_lora_case);
+  registry.add("pipeline_hq", run_hq_case);
 }
 
 }  // namespace ltx

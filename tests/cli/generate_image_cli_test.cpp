@@ -71,6 +71,32 @@ TEST(GenerateImageCli, DefaultModelImageAndKeyframeRunAndChangeTheOutput) {
   fs::remove_all(dir);
 }
 
+// Keyframe interpolation adds frame 0's image as keyframe tokens instead of replacing frame 0's latent: the same
+// images give other frames (the flow itself: tests/golden/pipeline/keyframe_interpolation); without images it is
+// refused before any work.
+TEST(GenerateImageCli, KeyframeInterpolationConditionsOtherwiseAndNeedsImages) {
+  if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
+  const fs::path dir = temp_dir("interpolate");
+  const fs::path png = dir / "in.png";
+  if (!make_test_image(png)) GTEST_SKIP() << "the ffmpeg command is absent (scripts/setup installs Debian's ffmpeg)";
+  const std::string images = "--image " + png.string() + " --image " + png.string() + ":8 ";
+  for (const char* mode : {"replace", "interpolate"}) {
+    const std::string extra = std::string(mode) == "interpolate" ? "--keyframe-interpolation " : "";
+    const CliRun run =
+        run_ltx("generate --prompt \"a red fox\"" + std::string(kSmall) + images + extra + "--json --frames-dir " +
+                (dir / mode).string() + " --output " + (dir / (std::string(mode) + ".mp4")).string());
+    ASSERT_EQ(run.code, 0) << run.output;
+  }
+  EXPECT_NE(read_all(dir / "replace" / "frame_00000.png"), read_all(dir / "interpolate" / "frame_00000.png"));
+  EXPECT_NE(read_all(dir / "interpolate.json").find("\"keyframe_interpolation\": true"), std::string::npos);
+  const CliRun bare = run_ltx("generate --prompt fox" + std::string(kSmall) + "--keyframe-interpolation --output " +
+                              (dir / "bare.mp4").string());
+  EXPECT_NE(bare.code, 0);
+  EXPECT_TRUE(has(bare.output, "keyframe_interpolation needs images")) << bare.output;
+  EXPECT_FALSE(fs::exists(dir / "bare.mp4"));
+  fs::remove_all(dir);
+}
+
 TEST(GenerateImageCli, DefaultModelSeveralPromptsWriteOneMp4Each) {
   if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
   const fs::path dir = temp_dir("prompts");

@@ -1,5 +1,5 @@
 // TorchGenerator against torch 2.15's own randn output (tests/data/noise, made by
-// tools/reference/make_noise_goldens.py): every draw of every case must match bit for bit.
+// tools/reference/make_noise_goldens.py): every draw of every case must match bit for bit, f64 draws included.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,10 +16,11 @@ namespace {
 
 struct GoldenDraw {
   DType dtype = DType::F32;
+  bool f64 = false;  // a float64 draw (no Tensor dtype): TorchGenerator::fill_randn_f64
   Shape shape;
   uint64_t fnv = 0;
   int64_t count = 0;
-  std::vector<uint32_t> head, tail;
+  std::vector<uint64_t> head, tail;
 };
 
 struct GoldenCase {
@@ -43,10 +44,10 @@ Shape parse_shape(const std::string& text) {
   return shape;
 }
 
-std::vector<uint32_t> read_hex_until(std::istringstream& in, const std::string& stop) {
-  std::vector<uint32_t> out;
+std::vector<uint64_t> read_hex_until(std::istringstream& in, const std::string& stop) {
+  std::vector<uint64_t> out;
   std::string word;
-  while (in >> word && word != stop) out.push_back(static_cast<uint32_t>(std::stoul(word, nullptr, 16)));
+  while (in >> word && word != stop) out.push_back(std::stoull(word, nullptr, 16));
   return out;
 }
 
@@ -75,7 +76,8 @@ GoldenFile load_golden(const std::string& file_name) {
       GoldenDraw d;
       std::string dtype, shape, fnv, head_word;
       in >> dtype >> shape >> fnv >> d.count >> head_word;
-      d.dtype = *dtype_from_name(dtype);
+      d.f64 = dtype == "f64";
+      if (!d.f64) d.dtype = *dtype_from_name(dtype);
       d.shape = parse_shape(shape);
       d.fnv = std::stoull(fnv, nullptr, 16);
       d.head = read_hex_until(in, "tail");
@@ -87,16 +89,25 @@ GoldenFile load_golden(const std::string& file_name) {
 }
 
 // Bit patterns in element order: int32 words for f32, int16 for bf16/f16 (as the script dumps them).
-std::vector<uint32_t> bit_patterns(const Tensor& t) {
-  std::vector<uint32_t> bits(static_cast<size_t>(t.numel()));
+std::vector<uint64_t> bit_patterns(const Tensor& t) {
+  std::vector<uint64_t> bits(static_cast<size_t>(t.numel()));
   for (size_t i = 0; i < bits.size(); ++i)
     bits[i] = t.dtype() == DType::F32 ? t.data<uint32_t>()[i] : t.data<uint16_t>()[i];
   return bits;
 }
 
-uint64_t fnv1a64(const std::vector<uint32_t>& words) {
+// A float64 draw's int64 words.
+std::vector<uint64_t> draw_f64(TorchGenerator& gen, const Shape& shape) {
+  std::vector<double> v(static_cast<size_t>(shape.numel()));
+  gen.fill_randn_f64(v.data(), shape.numel());
+  std::vector<uint64_t> bits(v.size());
+  std::memcpy(bits.data(), v.data(), v.size() * sizeof(double));
+  return bits;
+}
+
+uint64_t fnv1a64(const std::vector<uint64_t>& words) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (uint32_t w : words) h = (h ^ w) * 0x100000001b3ull;
+  for (uint64_t w : words) h = (h ^ w) * 0x100000001b3ull;
   return h;
 }
 
@@ -108,10 +119,9 @@ void check_golden_file(const GoldenFile& golden, RandnMath math, int& checked) {
     EXPECT_EQ(gen.initial_seed(), c.seed) << c.name;
     for (size_t k = 0; k < c.draws.size(); ++k) {
       const GoldenDraw& d = c.draws[k];
-      const Tensor t = gen.randn(d.shape, d.dtype);
-      const std::vector<uint32_t> bits = bit_patterns(t);
-      const std::string where =
-          c.name + " seed " + std::to_string(c.seed) + " draw " + std::to_string(k) + " " + t.describe();
+      const std::vector<uint64_t> bits = d.f64 ? draw_f64(gen, d.shape) : bit_patterns(gen.randn(d.shape, d.dtype));
+      const std::string where = c.name + " seed " + std::to_string(c.seed) + " draw " + std::to_string(k) + " " +
+                                (d.f64 ? std::string("f64") : std::string(dtype_name(d.dtype))) + d.shape.str();
       ASSERT_EQ(static_cast<int64_t>(bits.size()), d.count) << where;
       const size_t n_head = std::min<size_t>(16, bits.size());
       for (size_t i = 0; i < n_head; ++i) ASSERT_EQ(bits[i], d.head[i]) << where << " element " << i;
@@ -138,6 +148,14 @@ TEST(NoiseGolden, ScalarMathsMatchTorchWithDefaultCapability) {
   int checked = 0;
   check_golden_file(golden, RandnMath::Scalar, checked);
   EXPECT_EQ(checked, 265);
+}
+
+TEST(NoiseGolden, Float64DrawsMatchTorch) {
+  const GoldenFile golden = load_golden("randn_f64.txt");
+  ASSERT_GT(golden.cases.size(), 8u);
+  int checked = 0;
+  check_golden_file(golden, default_randn_math(), checked);  // the f32 draws among them: this CPU's maths
+  EXPECT_EQ(checked, 32);
 }
 
 TEST(NoiseGolden, FreshGeneratorStartsFromTorchDefaultSeed) {

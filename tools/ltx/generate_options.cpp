@@ -18,12 +18,12 @@ const char* const kGenerateUsage =
     "                    --output OUT.mp4 [--negative-prompt TEXT] [--frames N] [--width W] [--height H]\n"
     "                    [--fps F] [--steps N] [--seed S] [--cfg X] [--audio-cfg X] [--stg X] [--audio-stg X]\n"
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
-    "                    [--video-skip-step N] [--audio-skip-step N]\n"
-    "                    [--audio FILE [--audio-start S] [--audio-max-duration S]]\n"
+    "                    [--video-skip-step N] [--audio-skip-step N] [--sampler euler|res2s]\n"
+    "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
-    "                    [--distilled-lora FILE[:STRENGTH]] [--distilled]\n"
+    "                    [--distilled-lora FILE[:STRENGTH] [--distilled-lora-stage1 STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
     "                    [--memory-budget SIZE (the whole run; default: MemAvailable)] [--help]\n"
@@ -147,7 +147,10 @@ struct Parser {
       r.audio_guidance.modality = guidance();
     else if (a == "--video-skip-step")
       r.video_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
-    else if (a == "--audio-skip-step")
+    else if (a == "--sampler") {
+      if (v != "euler" && v != "res2s") usage_error("--sampler is euler or res2s, got " + v);
+      o.request.sampler = v == "res2s" ? Sampler::Res2s : Sampler::Euler;
+    } else if (a == "--audio-skip-step")
       r.audio_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
     else if (a == "--image")
       r.images.push_back(parse_image_condition(v));
@@ -182,6 +185,8 @@ struct Parser {
       o.request.distilled = true;
     else if (a == "--two-stage")
       two_stage = true;
+    else if (a == "--keyframe-interpolation")
+      o.request.keyframe_interpolation = true;
     else if (a == "--quiet")
       o.quiet = true;
     else if (a == "--json")
@@ -200,7 +205,7 @@ bool takes_value(const std::string& a) {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
-      "--audio-skip-step", "--image", "--audio", "--audio-start", "--audio-max-duration", "--record-noise",
+      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--record-noise",
       "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on

@@ -10,12 +10,13 @@ namespace ltx::cli {
 const char* const kModelOptionsUsage =
     "[--checkpoint FILE] [--text-encoder PATH] [--dit FILE|DIR [--dit-config FILE]] [--upsampler FILE]\n"
     "[--lora FILE[:STRENGTH]]... [--lora-allow-partial] [--distilled-lora FILE[:STRENGTH]]\n"
+    "[--distilled-lora-stage1 STRENGTH (stage 1 too, as the HQ pipeline: 0.25)]\n"
     "[--precision validation|production] [--memory-budget SIZE (default: MemAvailable)]";
 
 bool is_model_option_with_value(const std::string& option) {
-  static const std::set<std::string> options = {"--checkpoint",     "--dit",          "--dit-config", "--lora",
-                                                "--distilled-lora", "--text-encoder", "--upsampler",  "--memory-budget",
-                                                "--precision"};
+  static const std::set<std::string> options = {
+      "--checkpoint",   "--dit",       "--dit-config",    "--lora",      "--distilled-lora",
+      "--text-encoder", "--upsampler", "--memory-budget", "--precision", "--distilled-lora-stage1"};
   return options.count(option) != 0;
 }
 
@@ -31,7 +32,9 @@ void take_model_option(std::string_view command, EngineOptions& e, const std::st
   else if (a == "--distilled-lora") {
     if (e.distilled_lora) usage_error(command, "--distilled-lora is given once");
     e.distilled_lora = parse_lora_file(v, "--distilled-lora");
-  } else if (a == "--text-encoder")
+  } else if (a == "--distilled-lora-stage1")
+    e.distilled_lora_stage1_strength = static_cast<float>(finite_number(command, a, v));
+  else if (a == "--text-encoder")
     e.text_encoder = v;
   else if (a == "--upsampler")
     e.upsampler = v;

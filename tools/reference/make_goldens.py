@@ -36,6 +36,8 @@ GENERATORS = {
     "make_sampling_goldens": ("schedule",),
     "make_pipeline_goldens": ("pipeline",),
     "make_a2v_goldens": ("pipeline",),
+    "make_keyframe_goldens": ("pipeline",),
+    "make_hq_goldens": ("pipeline",),
 }
 
 

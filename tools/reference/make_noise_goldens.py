@@ -4,10 +4,12 @@
 Two files, one per Box-Muller maths variant of torch's vector path (numel >= 16):
   randn_avx2.txt    this torch as it runs on an x86 CPU with AVX2 (AVX-512 machines run the same AVX2 kernel)
   randn_scalar.txt  the same cases with ATEN_CPU_CAPABILITY=default (scalar libm maths); a child process makes it
+and one for float64 draws, whose kernel (normal_fill<double>, libm maths in double) is the same on every CPU:
+  randn_f64.txt     f64 streams, some interleaved with f32 ones (the res_2s sampler's SDE noise is drawn in f64)
 
 Each case is one stream: a generator is seeded (or left at its default seed), then tensors are drawn in order.
 Each draw records dtype, shape, a 64-bit FNV-1a hash over every element's bit pattern (int32 for f32, int16 for
-bf16/f16, in element order) and the first and last 16 bit patterns in hex. Hashing keeps the files small while
+bf16/f16, int64 for f64, in element order) and the first and last 16 bit patterns in hex. Hashing keeps the files small while
 still checking every bit of large draws.
 
 Format (text, one record a line):
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import torch
 
-DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16, "f64": torch.float64}
 SHAPES = [(1,), (3,), (15,), (16,), (17,), (31,), (32,), (33,), (100,), (1000,), (1, 128, 3, 4, 6)]
 SEEDS = [0, 42, 2**32 + 5, 123456789]
 LATENT = (1, 128, 3, 4, 6)
@@ -49,6 +51,8 @@ SEQUENCES = {
 
 
 def bits_of(t: torch.Tensor) -> list[int]:
+    if t.dtype == torch.float64:
+        return [v & 0xFFFFFFFFFFFFFFFF for v in t.reshape(-1).view(torch.int64).tolist()]
     if t.dtype == torch.float32:
         return [v & 0xFFFFFFFF for v in t.reshape(-1).view(torch.int32).tolist()]
     return [v & 0xFFFF for v in t.reshape(-1).view(torch.int16).tolist()]
@@ -63,7 +67,7 @@ def fnv1a64(words: list[int]) -> int:
 
 def draw_line(name: str, shape: tuple, t: torch.Tensor) -> str:
     bits = bits_of(t)
-    width = 8 if name == "f32" else 4
+    width = {"f64": 16, "f32": 8}.get(name, 4)
     hx = lambda ws: " ".join(f"{w:0{width}x}" for w in ws)
     shape_text = "x".join(str(d) for d in shape) if shape else "scalar"
     return f"draw {name} {shape_text} {fnv1a64(bits):016x} {len(bits)} head {hx(bits[:16])} tail {hx(bits[-16:])}"
@@ -84,6 +88,30 @@ def run_case(lines: list[str], name: str, gen: str, seed, draws) -> None:
         t = torch.randn(shape, dtype=DTYPES[dtype_name], generator=g)
         lines.append(draw_line(dtype_name, shape, t))
     lines.append("end")
+
+
+# float64 streams: the vector path (numel >= 16, tail recompute), the scalar path below 16 with its cached normal
+# shared with f32 draws, and the res_2s sampler's generators (ltx_pipelines/utils/samplers.py seeds them with -1 and
+# -1 + 10000 and draws latent-shaped f64 noise from each).
+F64_SHAPES = [(1,), (3,), (15,), (16,), (17,), (33,), (1000,), (1, 24, 128)]
+F64_SEQUENCES = {
+    "f64_mixed": [("f64", (3,)), ("f32", (3,)), ("f64", (20,)), ("f64", (1,)), ("f32", (17,)), ("f64", (1, 24, 128)),
+                  ("bf16", (5,)), ("f64", (31,))],
+    "res2s_stream": [("f64", (1, 96, 128)), ("f64", (1, 24, 128)), ("f64", (1, 96, 128)), ("f64", (1, 24, 128))],
+}
+
+
+def make_f64(out_path: Path) -> None:
+    lines = [
+        "# torch CPU float64 randn goldens: made by tools/reference/make_noise_goldens.py; do not edit",
+        f"info torch {torch.__version__}",
+    ]
+    for shape in F64_SHAPES:
+        run_case(lines, f"single_f64_{'x'.join(map(str, shape))}", "object", 0, [("f64", shape)])
+    for name, draws in F64_SEQUENCES.items():
+        for seed in ([5, 2**32 + 5] if name == "f64_mixed" else [2**64 - 1, 9999]):
+            run_case(lines, f"seq_{name}", "object", seed, draws)
+    out_path.write_text("\n".join(lines) + "\n")
 
 
 def make(out_path: Path) -> None:
@@ -121,6 +149,7 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     assert torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512"), "run on an x86 CPU with AVX2"
     make(out_dir / "randn_avx2.txt")
+    make_f64(out_dir / "randn_f64.txt")
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default", LTX_NOISE_CHILD="scalar")
     subprocess.run([sys.executable, __file__, str(out_dir)], env=env, check=True)
 

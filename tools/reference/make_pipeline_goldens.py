@@ -250,10 +250,11 @@ class StepRecorder:
 
 def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, components, steps: StepRecorder,
                              noise_scale: float = 1.0, initial_video_latent=None, initial_audio_latent=None,
-                             conditionings=()):
+                             conditionings=(), loop=None):
     """ltx_pipelines.utils.helpers.denoise_audio_video with the audio latent channel count as a parameter; the
     video conditionings go to noise_video_state as there; the loop is euler_denoising_loop, as both pipelines'
-    denoising_loop_fn."""
+    denoising_loop_fn, unless `loop` is given (called as denoising_loop_fn(sigmas, video_state, audio_state,
+    stepper) with the recording denoise function; its recorder then records the steps' latents itself)."""
     from ltx_core.tools import AudioLatentTools
     from ltx_core.types import AudioLatentShape
     from ltx_pipelines.utils.helpers import create_noised_state, noise_video_state
@@ -273,11 +274,14 @@ def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, 
     steps.rec.add(f"{steps.prefix}positions.video", video_state.positions)
     steps.rec.add(f"{steps.prefix}positions.audio", audio_state.positions)
     steps.record_latents(video_state, audio_state, "initial")
-    video_state, audio_state = euler_denoising_loop(
-        sigmas=sigmas, video_state=video_state, audio_state=audio_state, stepper=stepper,
-        denoise_fn=steps.wrap(denoise_fn),
-    )
-    steps.record_latents(video_state, audio_state, f"step{len(sigmas) - 2:02d}")
+    if loop is not None:
+        video_state, audio_state = loop(sigmas, video_state, audio_state, stepper, steps.wrap(denoise_fn))
+    else:
+        video_state, audio_state = euler_denoising_loop(
+            sigmas=sigmas, video_state=video_state, audio_state=audio_state, stepper=stepper,
+            denoise_fn=steps.wrap(denoise_fn),
+        )
+        steps.record_latents(video_state, audio_state, f"step{len(sigmas) - 2:02d}")
     video_state = video_tools.unpatchify(video_tools.clear_conditioning(video_state))
     audio_state = audio_tools.unpatchify(audio_tools.clear_conditioning(audio_state))
     return video_state, audio_state
