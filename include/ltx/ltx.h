@@ -71,6 +71,10 @@ ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t
 /* Audio-to-video: the file's audio from `start` seconds, at most `max_duration` seconds (<= 0: to the end), held
    fixed while the video is generated; the result carries it. */
 ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double start, double max_duration);
+/* Retake: [start, end) seconds of the video file regenerated, the rest kept, at the file's size, frame count and rate;
+ * keep_video / keep_audio (0 or 1) regenerate nothing of that stream. */
+ltx_status ltx_request_set_retake(ltx_request* request, const char* path, double start, double end, int keep_video,
+                                  int keep_audio);
 ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode);
 /* LTX_EULER (default) or LTX_RES2S: the HQ pipeline's second-order sampler, two DiT evaluations per step. */
 ltx_status ltx_request_set_sampler(ltx_request* request, ltx_sampler sampler);

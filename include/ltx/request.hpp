@@ -36,6 +36,16 @@ struct AudioInput {
   std::optional<double> max_duration;  // seconds, > 0; unset: to the end
 };
 
+// Retake (ltx_pipelines retake.py): the file's video (and audio, if it has any) encoded, [start, end) seconds of it
+// regenerated from noise under the prompt and the rest kept, in one stage at the file's own size, frame count and
+// rate (8k+1 frames, sides multiples of 32), which replace the request's. keep_video / keep_audio regenerate nothing
+// of that stream.
+struct RetakeInput {
+  std::string path;
+  double start = 0.0, end = 0.0;  // seconds, 0 <= start < end, start inside the clip
+  bool keep_video = false, keep_audio = false;
+};
+
 enum class Mode {
   OneStage,  // the whole size in one denoising loop
   TwoStage,  // half size, x2 latent upsampler, refine at full size (needs EngineOptions::upsampler)
@@ -64,7 +74,8 @@ struct GenerateRequest {
   // Keyframe interpolation (ltx_pipelines keyframe_interpolation.py): every image, frame 0's too, is added as
   // guiding keyframe tokens instead of frame 0 replacing the first latent frame. Needs images.
   bool keyframe_interpolation = false;
-  std::optional<AudioInput> audio;  // audio-to-video; not with audio_guidance (the audio is not denoised)
+  std::optional<AudioInput> audio;    // audio-to-video; not with audio_guidance (the audio is not denoised)
+  std::optional<RetakeInput> retake;  // not with images, audio or two stages; negative prompt default ""
   Mode mode = Mode::OneStage;
   Sampler sampler = Sampler::Euler;
   bool distilled = false;  // a distilled checkpoint: its fixed sigma lists, one positive pass per step

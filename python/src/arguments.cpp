@@ -43,6 +43,37 @@ LoraFile lora_of(nb::handle h, const std::string& what) {
 }
 
 // A path, a (path, frame, strength, crf) tuple with the last three optional, or a dict of those keys.
+// retake={"path": ..., "start": s, "end": s, "keep_video": bool, "keep_audio": bool} (path, start and end required).
+RetakeInput retake_of(nb::handle h) {
+  if (!nb::isinstance<nb::dict>(h))
+    throw nb::type_error("retake must be a dict with path, start, end (and optionally keep_video, keep_audio)");
+  RetakeInput r;
+  int required = 0;
+  for (auto [key, value] : nb::borrow<nb::dict>(h)) {
+    std::string k;
+    if (!nb::try_cast(key, k)) k = nb::repr(key).c_str();
+    if (k == "path") {
+      r.path = path_of(value, "retake['path']");
+      ++required;
+    } else if (k == "start") {
+      r.start = number_of<double>(value, "retake['start']");
+      ++required;
+    } else if (k == "end") {
+      r.end = number_of<double>(value, "retake['end']");
+      ++required;
+    } else if (k == "keep_video" || k == "keep_audio") {
+      bool keep = false;
+      if (!nb::try_cast(value, keep)) throw nb::type_error(("retake['" + k + "'] must be a bool").c_str());
+      (k == "keep_video" ? r.keep_video : r.keep_audio) = keep;
+    } else {
+      throw nb::type_error(
+          ("retake has the key '" + k + "': the keys are path, start, end, keep_video, keep_audio").c_str());
+    }
+  }
+  if (required != 3) throw nb::type_error("retake needs the keys path, start and end");
+  return r;
+}
+
 ImageCondition image_of(nb::handle h, const std::string& what) {
   ImageCondition c;
   if (nb::isinstance<nb::tuple>(h)) {
@@ -162,11 +193,11 @@ GenerateRequest to_request(std::vector<std::string> prompts, int64_t batch, cons
   r.audio_guidance.stg_blocks = a.stg_blocks;
   r.video_guidance.skip_step = a.video_skip_step;
   r.audio_guidance.skip_step = a.audio_skip_step;
-  if (a.sampler != "euler" && a.sampler != "res2s")
-    throw nb::value_error(("sampler must be \"euler\" or \"res2s\", got \"" + a.sampler + "\"").c_str());
+  if (a.sampler != "euler" && a.sampler != "res2s") invalid("sampler is 'euler' or 'res2s', got '" + a.sampler + "'");
   r.sampler = a.sampler == "res2s" ? Sampler::Res2s : Sampler::Euler;
   r.keyframe_interpolation = a.keyframe_interpolation;
   if (a.audio) r.audio = AudioInput{*a.audio, a.audio_start, a.audio_max_duration};
+  if (!a.retake.is_none()) r.retake = retake_of(a.retake);
   return r;
 }
 

@@ -52,6 +52,7 @@ struct RequestArgs {
   std::optional<std::string> audio;  // audio-to-video: the file, as --audio
   double audio_start = 0.0;
   std::optional<double> audio_max_duration;
+  nanobind::object retake;  // None or {"path", "start", "end"[, "keep_video", "keep_audio"]}
 };
 
 // With `default_model`, frames, height, width and steps not given take embedded_default_request()'s values (as

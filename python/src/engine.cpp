@@ -64,7 +64,7 @@ auto request_options() {
       nb::arg("audio_modality") = nb::none(), nb::arg("video_skip_step") = nb::none(),
       nb::arg("audio_skip_step") = nb::none(), nb::arg("sampler") = "euler", nb::arg("keyframe_interpolation") = false,
       nb::arg("audio") = nb::none(), nb::arg("audio_start") = 0.0, nb::arg("audio_max_duration") = nb::none(),
-      nb::arg("progress") = nb::none());
+      nb::arg("retake") = nb::none(), nb::arg("progress") = nb::none());
 }
 
 using OptInt = std::optional<int64_t>;
@@ -82,7 +82,7 @@ auto with_request_options(Finish finish) {
                OptFloat modality, OptBlocks stg_blocks, OptFloat audio_cfg, OptFloat audio_stg, OptFloat audio_rescale,
                OptFloat audio_modality, std::optional<int> video_skip_step, std::optional<int> audio_skip_step,
                std::string sampler, bool keyframe_interpolation, std::optional<std::string> audio, double audio_start,
-               std::optional<double> audio_max_duration, nb::object progress) {
+               std::optional<double> audio_max_duration, nb::object retake, nb::object progress) {
         const RequestArgs args{.negative_prompt = std::move(negative_prompt),
                                .width = width,
                                .height = height,
@@ -108,7 +108,8 @@ auto with_request_options(Finish finish) {
                                .keyframe_interpolation = keyframe_interpolation,
                                .audio = std::move(audio),
                                .audio_start = audio_start,
-                               .audio_max_duration = audio_max_duration};
+                               .audio_max_duration = audio_max_duration,
+                               .retake = std::move(retake)};
         return finish(self, std::move(head)..., args, std::move(progress));
       };
 }
@@ -119,7 +120,9 @@ constexpr const char* kGenerateDoc =
     "(path, frame, strength, crf) tuples (the last three optional) or dicts of those keys. `stg_blocks` applies to "
     "both streams. `sampler`: \"euler\" or \"res2s\" (the HQ pipeline's). `keyframe_interpolation`: every image "
     "as a guiding keyframe. `audio`: an audio file to generate the video to (audio_start, audio_max_duration in "
-    "seconds). `progress`: a callable given an ltx.Progress for each stage begin, step, end and note, called on "
+    "seconds). `retake`: {\"path\", \"start\", \"end\"[, \"keep_video\", \"keep_audio\"]} regenerates that "
+    "window of a video file and keeps the rest. `progress`: a callable given an ltx.Progress for each stage begin, "
+    "step, end and note, called on "
     "the engine's thread; an exception it raises ends the call and reaches the caller. Ctrl-C cancels the call "
     "(KeyboardInterrupt); the engine stays usable. Other Python threads run meanwhile.";
 

@@ -337,6 +337,17 @@ ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double 
   });
 }
 
+ltx_status ltx_request_set_retake(ltx_request* request, const char* path, double start, double end, int keep_video,
+                                  int keep_audio) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    const char* p = need(path, fn, "path");
+    reject_nan(fn, "retake start", start);
+    reject_nan(fn, "retake end", end);
+    r.retake = ltx::RetakeInput{p, start, end, keep_video != 0, keep_audio != 0};
+  });
+}
+
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf) {
   return guard(__func__, [&](const char* fn) {
     ltx::GenerateRequest& r = need(request, fn, "request").request;

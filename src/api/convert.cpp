@@ -57,6 +57,13 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.text_embeddings = r.text_embeddings;
   s.images = to_stages(r.images);
   s.keyframe_interpolation = r.keyframe_interpolation;
+  if (r.retake) {
+    s.retake = r.retake->path;
+    s.retake_start = r.retake->start;
+    s.retake_end = r.retake->end;
+    s.retake_keep_video = r.retake->keep_video;
+    s.retake_keep_audio = r.retake->keep_audio;
+  }
   if (r.audio) {
     s.audio = r.audio->path;
     s.audio_start = r.audio->start;

@@ -111,7 +111,7 @@ void Engine::check(const GenerateRequest& request) const {
       ErrorCategory::InvalidRequest);
 }
 
-GenerateResult Engine::generate(const GenerateRequest& request, const ProgressCallback& progress,
+GenerateResult Engine::generate(const GenerateRequest& given, const ProgressCallback& progress,
                                 const CancellationToken& cancel) {
   Impl& impl = need(impl_);
   std::unique_lock busy(impl.busy, std::try_to_lock);
@@ -119,7 +119,9 @@ GenerateResult Engine::generate(const GenerateRequest& request, const ProgressCa
     throw Error("generate", "this engine is already generating: one call at a time per engine",
                 ErrorCategory::InvalidRequest);
   const auto t0 = Clock::now();
-  check(request);
+  check(given);  // a retake's file is checked here, before its size replaces the request's
+  const GenerateRequest request =
+      api::in_phase(ErrorCategory::InvalidRequest, [&] { return api::with_retake_source(given); });
   const size_t budget = impl.options.memory_budget_bytes > 0
                             ? static_cast<size_t>(impl.options.memory_budget_bytes)
                             : api::in_phase(ErrorCategory::Internal, [] { return available_memory_bytes(); });

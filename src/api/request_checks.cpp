@@ -8,6 +8,7 @@
 #include "api/error_phase.h"
 #include "pipeline/params.h"
 #include "stages/image_conditioning.h"
+#include "stages/retake_input.h"
 
 namespace ltx::api {
 namespace {
@@ -51,7 +52,41 @@ void size_problems(const GenerateRequest& r, std::vector<std::string>& problems)
   }
 }
 
+// Retake: the window, the modes it does not combine with, and the file itself (read here, before any heavy work).
+void retake_problems(const GenerateRequest& r, std::vector<std::string>& problems) {
+  const RetakeInput& t = *r.retake;
+  if (!(std::isfinite(t.start) && std::isfinite(t.end) && t.start >= 0 && t.start < t.end))
+    problems.push_back("retake start and end must be finite seconds with 0 <= start < end, got " + number(t.start) +
+                       " and " + number(t.end));
+  if (!r.images.empty()) problems.push_back("retake takes no images (the source video is the conditioning)");
+  if (r.audio) problems.push_back("retake takes no audio input (the source video's audio is kept or retaken)");
+  if (r.mode == Mode::TwoStage) problems.push_back("retake runs one stage at the source's size: not with TwoStage");
+  if (!fs::is_regular_file(t.path)) {
+    problems.push_back("retake video " + t.path + " does not exist or is not a file");
+    return;
+  }
+  try {
+    const stages::RetakeSource s = stages::probe_retake_source(t.path);
+    if (std::isfinite(t.start) && t.start >= s.seconds())
+      problems.push_back("retake start " + number(t.start) + " s is outside the clip (" + t.path + " lasts " +
+                         number(s.seconds()) + " s)");
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+  }
+}
+
 }  // namespace
+
+GenerateRequest with_retake_source(const GenerateRequest& r) {
+  if (!r.retake) return r;
+  const stages::RetakeSource s = stages::probe_retake_source(r.retake->path);
+  GenerateRequest out = r;
+  out.frames = s.frames;
+  out.height = s.height;
+  out.width = s.width;
+  out.fps = s.fps;
+  return out;
+}
 
 std::vector<std::string> request_problems(const GenerateRequest& r) {
   std::vector<std::string> problems;
@@ -94,6 +129,7 @@ std::vector<std::string> request_problems(const GenerateRequest& r) {
     if (any(r.audio_guidance))
       problems.push_back("audio_guidance does not apply with an audio input (the given audio is held, not denoised)");
   }
+  if (r.retake) retake_problems(r, problems);
   if (!r.replay_noise.empty() && !fs::is_regular_file(r.replay_noise))
     problems.push_back("replay_noise " + r.replay_noise + " does not exist");
   if (r.record_noise && !r.replay_noise.empty()) problems.push_back("record_noise and replay_noise exclude each other");

@@ -11,6 +11,10 @@
 
 namespace ltx::api {
 
+// The request with a retake's frames, size and rate taken from its file (retake_problems names what is wrong with
+// the file first); any other request as it is.
+GenerateRequest with_retake_source(const GenerateRequest& request);
+
 // What check_request reports, one string each (empty: none).
 std::vector<std::string> request_problems(const GenerateRequest& request);
 

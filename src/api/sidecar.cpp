@@ -66,6 +66,12 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
                               {"start", q.audio->start},
                               {"max_duration", q.audio->max_duration ? Json(*q.audio->max_duration) : Json(nullptr)}}
                        : Json(nullptr)},
+              {"retake", q.retake ? Json{{"file", file_json(q.retake->path)},
+                                         {"start", q.retake->start},
+                                         {"end", q.retake->end},
+                                         {"keep_video", q.retake->keep_video},
+                                         {"keep_audio", q.retake->keep_audio}}
+                                  : Json(nullptr)},
               {"record_noise", optional_string(q.record_noise ? files.noise_recording : std::string())},
               {"replay_noise", file_json(q.replay_noise)}};
 }

@@ -12,15 +12,20 @@
 namespace ltx::stages {
 
 AudioClip read_audio_clip(const std::string& path, double start, std::optional<double> max_duration) {
+  const std::optional<io::DecodedAudio> decoded = io::read_audio(path);
+  LTX_CHECK(decoded.has_value(), "audio", path, " has no audio stream");
+  return cut_audio_clip(*decoded, path, start, max_duration);
+}
+
+AudioClip cut_audio_clip(const io::DecodedAudio& decoded, const std::string& path, double start,
+                         std::optional<double> max_duration) {
   LTX_CHECK(std::isfinite(start) && start >= 0, "audio",
             "the audio start must be a finite number of seconds >= 0, got ", start);
   LTX_CHECK(!max_duration || (std::isfinite(*max_duration) && *max_duration > 0), "audio",
             "the audio's maximum duration must be a finite number of seconds > 0, got ", max_duration.value_or(0));
-  const std::optional<io::DecodedAudio> decoded = io::read_audio(path);
-  LTX_CHECK(decoded.has_value(), "audio", path, " has no audio stream");
-  LTX_CHECK(decoded->channels <= 2, "audio", path, " has ", decoded->channels,
+  LTX_CHECK(decoded.channels <= 2, "audio", path, " has ", decoded.channels,
             " audio channels; the audio VAE takes mono (duplicated) or stereo");
-  const int64_t n = decoded->length(), sr = decoded->sample_rate;
+  const int64_t n = decoded.length(), sr = decoded.sample_rate;
   const auto first = static_cast<int64_t>(std::llround(start * static_cast<double>(sr)));
   LTX_CHECK(first < n, "audio", path, " is ", static_cast<double>(n) / static_cast<double>(sr),
             " s long: nothing is left after the start at ", start, " s");
@@ -31,7 +36,7 @@ AudioClip read_audio_clip(const std::string& path, double start, std::optional<d
   clip.sample_rate = sr;
   clip.channels = 2;
   for (int64_t c = 0; c < 2; ++c) {
-    const float* src = decoded->samples.data() + (decoded->channels == 1 ? 0 : c) * n + first;
+    const float* src = decoded.samples.data() + (decoded.channels == 1 ? 0 : c) * n + first;
     clip.samples.insert(clip.samples.end(), src, src + count);
   }
   return clip;
@@ -51,6 +56,10 @@ Tensor encode_audio_clip(const std::shared_ptr<const WeightSource>& checkpoint, 
   mel_config.n_fft = vae_config.n_fft;
   mel_config.hop_length = vae_config.hop_length;
   mel_config.n_mels = vae_config.mel_bins;
+  // The STFT's reflect padding of n_fft/2 needs more samples than that at the encoder's rate.
+  const double shortest = static_cast<double>(mel_config.n_fft / 2 + 1) / static_cast<double>(vae_config.sample_rate);
+  LTX_CHECK(clip.seconds() > shortest, "audio", "the audio clip lasts ", clip.seconds(),
+            " s, too short to encode: the audio VAE's mel front end needs more than ", shortest, " s");
   const Tensor wave = Tensor::from_floats(DType::F32, {1, clip.channels, clip.length()}, clip.samples);
   const Tensor mel = mel::waveform_to_mel(wave, clip.sample_rate, mel_config).mel.contiguous();
   Graph g;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "io/media_read.h"
 #include "nn/weight_source.h"
 #include "pipeline/latent_tools.h"
 
@@ -28,6 +29,9 @@ struct AudioClip {
 // encoder would fail on one). Throws ltx::Error naming the file when it cannot be read, has no audio, has more than
 // two channels, or has nothing left after `start`.
 AudioClip read_audio_clip(const std::string& path, double start, std::optional<double> max_duration);
+// The same cut of an already decoded stream (`path` names it in errors).
+AudioClip cut_audio_clip(const io::DecodedAudio& decoded, const std::string& path, double start,
+                         std::optional<double> max_duration);
 
 // The audio VAE encoder's latent [1, z, T', M'] of the clip (resampled to the encoder's rate, log-mel, encoded),
 // with the encoder loaded from the checkpoint for this call.

@@ -27,6 +27,14 @@ void add_state_noise(StreamState& s, float noise_scale, NoiseSource& noise, DTyp
   s.latent = add_noise(s.latent, n, s.denoise_mask, noise_scale);
 }
 
+// A given denoise mask replaces the state's (ltx_core conditioning items that write the mask, as retake's).
+void set_mask(StreamState& s, const Tensor& mask, const char* what) {
+  if (!mask.defined()) return;
+  LTX_CHECK(mask.shape() == s.denoise_mask.shape(), "pipeline", what, " denoise mask ", mask.shape().str(),
+            " but the state's tokens need ", s.denoise_mask.shape().str());
+  s.denoise_mask = mask.to(DType::F32);
+}
+
 Tensor zeros(const Shape& shape) {
   return Tensor::from_floats(DType::F32, shape, std::vector<float>(static_cast<size_t>(shape.numel()), 0.0f));
 }
@@ -46,11 +54,15 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
   const Tensor a0 = audio_to_tokens(initial_or_zeros(spec.initial_audio, spec.audio.shape(), "audio"));
   StreamState video = initial_state(v0, video_positions(spec.video, spec.fps));
   apply_video_conditions(video, spec.video_conditions, spec.video, spec.fps);
+  set_mask(video, spec.video_mask, "video");
   add_state_noise(video, spec.noise_scale, noise, spec.noise_dtype);
   StreamState audio = initial_state(a0, audio_positions(spec.audio));
+  set_mask(audio, spec.audio_mask, "audio");
   add_state_noise(audio, spec.audio_frozen ? 0.0f : spec.noise_scale, noise, spec.noise_dtype);
   if (spec.audio_frozen) audio.denoise_mask = zeros(audio.denoise_mask.shape());
   if (observe) {
+    if (spec.video_mask.defined()) observe("denoise_mask.video", video.denoise_mask);
+    if (spec.audio_mask.defined()) observe("denoise_mask.audio", audio.denoise_mask);
     observe("positions.video", video.positions);
     observe("positions.audio", audio.positions);
     observe("latents.video.initial", video.latent);

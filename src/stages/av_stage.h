@@ -27,6 +27,9 @@ struct StageSpec {
   // Audio-to-video (helpers.py denoise_video_only): initial_audio is held fixed, noised with scale 0 (the noise is
   // still drawn) and given denoise mask 0, so every step keeps it.
   bool audio_frozen = false;
+  // Retake (retake.py TemporalRegionMask): each stream's denoise mask [B, T, 1], set before the noise (1: the token
+  // starts from noise and is regenerated, 0: it keeps its initial latent throughout); empty: 1 everywhere.
+  Tensor video_mask, audio_mask;
   std::optional<AvGuidance> guidance;  // absent: one positive pass per step
   Sampler sampler = Sampler::Euler;
   DType noise_dtype = DType::F32;  // the reference draws in the latent dtype (bf16 in the official pipelines)
@@ -39,7 +42,8 @@ struct AvLatents {
   Tensor audio;  // [B, C, T, M]
 };
 
-// Observed: positions.{video,audio}, latents.{video,audio}.initial, the loop's x0 and latents.
+// Observed: positions.{video,audio}, latents.{video,audio}.initial, the given denoise masks
+// (denoise_mask.{video,audio}), the loop's x0 and latents.
 AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts& text, NoiseSource& noise,
                        const Observer& observe = {});
 

@@ -16,6 +16,7 @@
 #include "stages/audio_input.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
+#include "stages/retake_input.h"
 
 namespace ltx::stages {
 namespace {
@@ -116,8 +117,42 @@ TextContexts encode_prompts(PromptEncoder& encoder, const GenerateRequest& r, co
           pick_rows(c.audio, negative_rows)};
 }
 
+// retake.py's num_inference_steps default, which its CLI keeps for either model version.
+constexpr int kRetakeSteps = 40;
+
+// `t` [1, ...] repeated for `items` batch items.
+Tensor repeat_items(const Tensor& t, int64_t items) {
+  Shape shape = t.shape();
+  shape[0] = items;
+  Tensor all = Tensor::empty(DType::F32, shape);
+  const Tensor one = t.to(DType::F32);
+  for (int64_t i = 0; i < items; ++i) all.slice(0, i, i + 1).copy_from(one);
+  return all;
+}
+
+// retake.py: the source's video encoded whole (_encode_video_for_retake) and its audio (if any) encoded and fitted
+// to the video's length (_encode_audio_for_retake), with the request's window.
+GenerationSpec::Retake retake_latents(const LoadedModels& m, const GenerateRequest& r, const RetakeSource& source,
+                                      int64_t items) {
+  LTX_CHECK(source.frames == r.frames && source.height == r.height && source.width == r.width && source.fps == r.fps,
+            "retake", r.retake, " is ", source.frames, " frames of ", source.width, "x", source.height, " at ",
+            source.fps, " fps but the request asks for ", r.frames, " of ", r.width, "x", r.height, " at ", r.fps);
+  GenerationSpec::Retake out;
+  const video_vae::VideoEncoder encoder = load_video_encoder(m.checkpoint, m.files.compute);
+  out.video_latent = repeat_items(encode_pixels(encoder, source.pixels), items);
+  if (source.audio) {
+    const int64_t frames = audio_latent_shape(m.models.dit->config(), items, r.frames, r.fps).frames;
+    out.audio_latent = fit_audio_latent(encode_audio_clip(m.checkpoint, m.files.compute, *source.audio), frames, items);
+  }
+  out.start = r.retake_start;
+  out.end = r.retake_end;
+  out.keep_video = r.retake_keep_video;
+  out.keep_audio = r.retake_keep_audio;
+  return out;
+}
+
 GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
-                               const std::optional<AudioClip>& clip) {
+                               const std::optional<AudioClip>& clip, const std::optional<RetakeSource>& source) {
   // res_2s is the HQ pipeline's sampler, and brings its defaults.
   const PipelineDefaults defaults = r.sampler == Sampler::Res2s
                                         ? hq_pipeline_defaults()
@@ -142,6 +177,9 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
                                audio_latent_shape(m.models.dit->config(), items, r.frames, r.fps), *clip,
                                static_cast<double>(r.frames) / r.fps);
     });
+  if (source)
+    spec.retake = in_category(ErrorCategory::InvalidRequest, [&] { return retake_latents(m, r, *source, items); });
+  if (source && r.steps == 0 && !r.distilled) spec.steps = kRetakeSteps;
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
     auto encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
     spec.video_conditions = image_conditioner(
@@ -253,8 +291,13 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
     clip =
         in_category(ErrorCategory::Io, [&] { return read_audio_clip(r.audio, r.audio_start, r.audio_max_duration); });
   }
-  GenerationSpec spec = generation_spec(m, r, items, clip);
-  if (clip) clock.stop();
+  std::optional<RetakeSource> source;  // retake: read and encoded before any heavy work
+  if (!r.retake.empty()) {
+    clock.start("encode video");
+    source = in_category(ErrorCategory::InvalidRequest, [&] { return read_retake_source(r.retake); });
+  }
+  GenerationSpec spec = generation_spec(m, r, items, clip, source);
+  if (clip || source) clock.stop();
   const std::optional<MemoryPlan> memory = plan_run_memory(m, r, spec, items);
   if (memory) {
     report.memory_plan = memory->describe();
@@ -270,7 +313,8 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   } else {
     LTX_CHECK(m.encoder, "generate", "no text encoder is loaded: give text embeddings");
     clock.start("encode prompt");
-    report.negative_prompt = r.negative_prompt.value_or(default_negative_prompt());
+    // retake.py's negative prompt defaults to the empty string, the other pipelines' to the official one.
+    report.negative_prompt = r.negative_prompt.value_or(r.retake.empty() ? default_negative_prompt() : "");
     text = encode_prompts(*m.encoder, r, report.negative_prompt, items);
     clock.stop();
     end_phase(memory, [&m] { m.encoder->release_activations(); });

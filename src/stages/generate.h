@@ -40,6 +40,11 @@ struct GenerateRequest {
   std::string audio;
   double audio_start = 0.0;
   std::optional<double> audio_max_duration;
+  // Retake (retake.py): this video file's [retake_start, retake_end) regenerated, the rest kept (a kept stream:
+  // nothing of it regenerated); frames, size and fps must be the file's. Empty: no retake.
+  std::string retake;
+  double retake_start = 0.0, retake_end = 0.0;
+  bool retake_keep_video = false, retake_keep_audio = false;
   bool two_stage = false;  // needs LoadedModels::upsampler
   bool distilled = false;  // a distilled DiT: fixed sigma lists, no guidance
   Sampler sampler = Sampler::Euler;

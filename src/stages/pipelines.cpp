@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "pipeline/schedule.h"
 #include "stages/media.h"
+#include "stages/retake_input.h"
 
 namespace ltx::stages {
 namespace {
@@ -57,6 +58,17 @@ void hold_audio(const GenerationSpec& spec, StageSpec& s) {
   s.audio_frozen = true;
 }
 
+// Retake: the source's latents as the initial ones, the region masks from the tokens' time spans.
+void retake_from_source(const GenerationSpec::Retake& r, StageSpec& s) {
+  s.initial_video = r.video_latent;
+  s.video_mask =
+      temporal_region_mask(video_positions(s.video, s.fps), r.keep_video ? 0.0 : r.start, r.keep_video ? 0.0 : r.end);
+  if (!r.audio_latent.defined()) return;
+  s.initial_audio = r.audio_latent;
+  s.audio_mask =
+      temporal_region_mask(audio_positions(s.audio), r.keep_audio ? 0.0 : r.start, r.keep_audio ? 0.0 : r.end);
+}
+
 }  // namespace
 
 VideoLatentShape video_latent_shape(const ltxm::DitConfig& dit, int64_t batch, int64_t frames, int64_t height,
@@ -81,6 +93,7 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
   s.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s.video_conditions = spec.video_conditions(spec.height, spec.width);
   hold_audio(spec, s);
+  if (spec.retake) retake_from_source(*spec.retake, s);
   if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
   AvLatents out = run_av_stage(dit, s, stage_text(spec, text), noise, observe);
   observe_final(observe, "", out);
@@ -90,6 +103,7 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
 AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, const TextContexts& text,
                         NoiseSource& noise, const Observer& observe) {
   check_generation_request(spec.frames, spec.height, spec.width, spec.fps, true);
+  LTX_CHECK(!spec.retake, "pipeline", "retake runs one stage, at the source's size");
   StageSpec s1;
   s1.video = video_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.height / 2, spec.width / 2);
   s1.audio = audio_latent_shape(m.stage1.config(), spec.batch, spec.frames, spec.fps);

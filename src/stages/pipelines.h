@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "models/ltx/upsampler/upsampler.h"
@@ -30,6 +31,15 @@ struct GenerationSpec {
   // Audio-to-video (a2vid_two_stage.py): the encoded input audio [batch, z, T, M] at the audio latent shape, held
   // fixed in every stage; stage 1 then guides the audio stream not at all (MultiModalGuiderParams()).
   Tensor audio_latent;
+  // Retake (retake.py): one stage at the source's size starting from its encoded latents, regenerating only the
+  // tokens whose time span meets [start, end) (TemporalRegionMask); a kept stream's mask is 0 everywhere. No audio
+  // latent: the source has no audio, which is then generated throughout.
+  struct Retake {
+    Tensor video_latent, audio_latent;  // [B, C, F, H, W], [B, z, T, M] or empty
+    double start = 0.0, end = 0.0;
+    bool keep_video = false, keep_audio = false;
+  };
+  std::optional<Retake> retake;
 };
 
 // Latent shapes for a DiT: video channels = in_channels (patch size 1); audio tokens are channels x 16 mel bins

@@ -1,9 +1,9 @@
 // Golden-case runners for whole pipelines (components "pipeline_one_stage", "pipeline_two_stage", "pipeline_i2v",
-// "pipeline_distilled", "pipeline_two_stage_lora", "pipeline_keyframes", "pipeline_a2v" and "pipeline_hq";
-// tests/golden/pipeline/, made by tools/reference/make_{pipeline,a2v,keyframe,hq}_goldens.py): the recorded noise is
-// replayed in draw order, and every observed latent, x0, position and sigma is returned under the case's names, so each
-// step is compared. The one-stage, image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel,
-// waveform).
+// "pipeline_distilled", "pipeline_two_stage_lora", "pipeline_keyframes", "pipeline_a2v", "pipeline_hq" and
+// "pipeline_retake"; tests/golden/pipeline/, made by
+// tools/reference/make_{pipeline,a2v,keyframe,hq,retake}_goldens.py): the recorded noise is replayed in draw order, and
+// every observed latent, x0, position and sigma is returned under the case's names, so each step is compared. The
+// one-stage, image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel, waveform).
 #include "core/error.h"
 #include "io/safetensors.h"
 #include "nn/weight_loader.h"
@@ -14,6 +14,7 @@
 #include "stages/lora_weights.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
+#include "stages/retake_input.h"
 #include "verify/components.h"
 #include "verify/ltx_runner_util.h"
 
@@ -325,6 +326,45 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   return out;
 }
 
+// Retake (ltx_pipelines/retake.py, tools/reference/make_retake_goldens.py): the case's input.mov read and encoded as
+// the engine's generate does (read_retake_source; the video encoder of the keyframe case, the audio encoder of the
+// A2V case, the DiT of the two-stage case), then one stage from the encoded latents with the region masks.
+std::map<std::string, Tensor> run_retake_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const nlohmann::json& shared = params.at("shared_weights");
+  const auto file = [&](const char* what) {
+    return open_safetensors(c.dir + "/../" + shared.at(what).get<std::string>() + "/weights.safetensors");
+  };
+  const auto dit_source = file("dit");
+  AvModels models = load_av_models(dit_source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  use_reference_av_semantics(models, dit_source, p);
+  const nlohmann::json& retake = params.at("retake");
+  const RetakeSource source = read_retake_source(c.dir + "/" + retake.at("file").get<std::string>());
+  GenerationSpec spec = spec_from_params(params);
+  spec.guidance = guidance_from_json(params.at("guidance"));
+  std::map<std::string, Tensor> out;
+  GenerationSpec::Retake r;
+  r.video_latent = encode_pixels(load_video_encoder(file("video_encoder"), compute_dtype(p)), source.pixels);
+  out["video.encoded"] = r.video_latent;
+  LTX_CHECK(source.audio.has_value(), "verify", "the retake case's input has no audio");
+  out["audio.clip"] =
+      Tensor::from_floats(DType::F32, {source.audio->channels, source.audio->length()}, source.audio->samples);
+  const int64_t audio_frames = audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps).frames;
+  r.audio_latent =
+      fit_audio_latent(encode_audio_clip(file("audio_encoder"), compute_dtype(p), *source.audio), audio_frames, 1);
+  out["audio.encoded"] = r.audio_latent;
+  r.start = retake.at("start").get<double>();
+  r.end = retake.at("end").get<double>();
+  r.keep_video = retake.at("keep_video").get<bool>();
+  r.keep_audio = retake.at("keep_audio").get<bool>();
+  spec.retake = r;
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  NoiseReplayer noise = recorded_noise(in);
+  run_one_stage(*models.dit, spec, contexts(in), noise, collect_into(out));
+  check_replayed_all(noise);
+  return out;
+}
+
 }  // namespace
 
 void register_pipeline_runners(ComponentRegistry& registry) {
@@ -336,6 +376,7 @@ void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_distilled", run_distilled_case);
   registry.add("pipeline_two_stage_lora", run_two_stage_lora_case);
   registry.add("pipeline_hq", run_hq_case);
+  registry.add("pipeline_retake", run_retake_case);
 }
 
 }  // namespace ltx

@@ -233,6 +233,10 @@ ABSENT_PNG = "/nonexistent/cat.png"
         (dict(stg_blocks=[1000]), ["video_guidance.stg_blocks holds 1000", "audio_guidance.stg_blocks holds 1000"]),
         (dict(two_stage=True), ["TwoStage", "upsampler"]),
         (dict(distilled=True), ["distilled"]),
+        (dict(sampler="heun"), ["sampler", "res2s"]),
+        (dict(keyframe_interpolation=True), ["keyframe_interpolation needs images"]),
+        (dict(retake=dict(path=ABSENT_PNG, start=0.5, end=0.2)), ["retake", "0 <= start < end", "does not exist"]),
+        (dict(audio=ABSENT_PNG), ["audio", "does not exist"]),
     ],
 )
 def test_request_options_reach_the_engine(engine, options, words):

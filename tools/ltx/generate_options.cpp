@@ -20,6 +20,7 @@ const char* const kGenerateUsage =
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
     "                    [--video-skip-step N] [--audio-skip-step N] [--sampler euler|res2s]\n"
     "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
+    "                    [--retake FILE --start S --end S [--retake-keep-video] [--retake-keep-audio]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
@@ -98,6 +99,10 @@ struct Parser {
       if (!r.audio) r.audio = AudioInput{};
       return *r.audio;
     };
+    const auto retake = [&]() -> RetakeInput& {
+      if (!r.retake) r.retake = RetakeInput{};
+      return *r.retake;
+    };
     if (is_model_option_with_value(a))
       take_model_option(kCommand, e, a, v);
     else if (a == "--text-embeddings")
@@ -160,6 +165,12 @@ struct Parser {
       audio().start = finite_number(a, v);
     else if (a == "--audio-max-duration")
       audio().max_duration = finite_number(a, v);
+    else if (a == "--retake")
+      retake().path = v;
+    else if (a == "--start")
+      retake().start = finite_number(a, v);
+    else if (a == "--end")
+      retake().end = finite_number(a, v);
     else if (a == "--record-noise") {
       o.files.noise_recording = v;
       r.record_noise = true;
@@ -187,7 +198,10 @@ struct Parser {
       two_stage = true;
     else if (a == "--keyframe-interpolation")
       o.request.keyframe_interpolation = true;
-    else if (a == "--quiet")
+    else if (a == "--retake-keep-video" || a == "--retake-keep-audio") {
+      if (!o.request.retake) o.request.retake = RetakeInput{};
+      (a == "--retake-keep-video" ? o.request.retake->keep_video : o.request.retake->keep_audio) = true;
+    } else if (a == "--quiet")
       o.quiet = true;
     else if (a == "--json")
       json_sidecar = true;
@@ -205,7 +219,7 @@ bool takes_value(const std::string& a) {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
-      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--record-noise",
+      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--retake", "--start", "--end", "--record-noise",
       "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
@@ -213,7 +227,7 @@ bool takes_value(const std::string& a) {
 }
 
 // The command's own rules, checked before any model is made or loaded.
-void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage) {
+void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage, const std::set<std::string>& given) {
   const EngineOptions& e = o.engine;
   const GenerateRequest& r = o.request;
   std::vector<std::string> problems;
@@ -224,6 +238,12 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage) {
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
   if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
+  if (r.retake && r.retake->path.empty()) problems.push_back("--start, --end and --retake-keep-* need --retake FILE");
+  if (r.retake && !r.retake->path.empty() && (!given.count("--start") || !given.count("--end")))
+    problems.push_back("--retake needs --start S and --end S (seconds of the clip to regenerate)");
+  for (const char* size : {"--frames", "--width", "--height", "--fps"})
+    if (r.retake && given.count(size))
+      problems.push_back(std::string(size) + " does not apply with --retake (the clip's own is used)");
   if (e.distilled_lora && !two_stage)
     problems.push_back("--distilled-lora is for the stage-2 refine: it needs --two-stage");
   if (e.distilled_lora && r.distilled)
@@ -257,7 +277,7 @@ GenerateOptions parse_generate_options(Args args) {
   o.request.mode = two_stage ? Mode::TwoStage : Mode::OneStage;
   if (!two_stage) o.engine.upsampler.clear();  // loaded for two-stage runs only
   o.default_model = names_no_model(o.engine) && o.request.text_embeddings.empty();
-  check_usage(o, json_sidecar, two_stage);
+  check_usage(o, json_sidecar, two_stage, given);
   if (json_sidecar) o.files.sidecar = std::filesystem::path(o.files.mp4).replace_extension(".json").string();
   if (o.default_model) {
     const GenerateRequest d = embedded_default_request();

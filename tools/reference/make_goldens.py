@@ -38,6 +38,7 @@ GENERATORS = {
     "make_a2v_goldens": ("pipeline",),
     "make_keyframe_goldens": ("pipeline",),
     "make_hq_goldens": ("pipeline",),
+    "make_retake_goldens": ("pipeline",),
 }
 
 
