@@ -18,6 +18,7 @@
 #include "backend/cpu/matmul/matmul_gemm.h"
 #include "backend/cpu/matmul/onednn_matmul.h"
 #include "backend/cpu/optimized.h"
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
@@ -210,9 +211,10 @@ int run(std::span<char* const> args) {
   peaks.bf16 = measure_peak_gflops(cpu::gemm::Compute::BF16);
   std::printf(
       "threads: %d for every kernel (ours: our pool; oneDNN: OpenMP set to the same count, called from "
-      "the main thread, outside our pool); peak measured with independent FMA / vdpbf16ps chains: f32 %.0f "
+      "the main thread, outside our pool); peak measured with independent FMA / vdpbf16ps chains (%s): f32 %.0f "
       "GFLOP/s, bf16 %.0f GFLOP/s; median of %d runs, ours and the peer's interleaved, timed by %s\n\n",
-      thread_count(), peaks.f32, peaks.bf16, o.reps, thread_count() == 1 ? "the thread's CPU time" : "the wall clock");
+      thread_count(), cpu_features().avx512_bf16 ? "native" : "emulated: no AVX512_BF16", peaks.f32, peaks.bf16, o.reps,
+      thread_count() == 1 ? "the thread's CPU time" : "the wall clock");
   std::printf(
       "x [M, K] · W [N, K]ᵀ (Linear layout). GFLOP/s of: engine = cpu::run's pick (route); own = our "
       "kernel when the route is oneDNN; plain = oneDNN reading W [N, K] in place per call; packed = oneDNN "

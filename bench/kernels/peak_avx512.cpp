@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "backend/cpu/vec_avx512.h"
+#include "core/cpu_features.h"
 #include "core/thread_pool.h"
 #include "peak.h"
 
@@ -30,14 +32,16 @@ float spin_f32() {
   return _mm512_reduce_add_ps(s);
 }
 
+// vdpbf16ps, or its AVX-512F emulation (the kernels' path) where the CPU has no AVX512_BF16.
+template <bool Native>
 float spin_bf16() {
   __m512 acc[kChains];
-  const auto x = reinterpret_cast<__m512bh>(_mm512_set1_epi32(0x3f803f80));  // (1.0, 1.0)
-  const auto y = reinterpret_cast<__m512bh>(_mm512_set1_epi32(0x33d633d6));  // tiny
+  const __m512i x = _mm512_set1_epi32(0x3f803f80);  // (1.0, 1.0)
+  const __m512i y = _mm512_set1_epi32(0x33d633d6);  // tiny
   for (auto& a : acc) a = _mm512_setzero_ps();
   for (int64_t i = 0; i < kIters; ++i) {
 #pragma GCC unroll 24
-    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_dpbf16_ps(acc[c], x, y);
+    for (int c = 0; c < kChains; ++c) acc[c] = cpu::vec::dpbf16<Native>(acc[c], x, y);
   }
   __m512 s = acc[0];
   for (int c = 1; c < kChains; ++c) s = _mm512_add_ps(s, acc[c]);
@@ -48,6 +52,7 @@ float spin_bf16() {
 
 double measure_peak_gflops(Compute c) {
   const int threads = thread_count();
+  const bool native = cpu_features().avx512_bf16;
   std::atomic<float> sink{0.0f};  // keeps the loops from being optimized away
   // The best of several trials: a ceiling is what the cores reach when nothing else is running on them.
   // On one thread the loop runs inline, and the thread's CPU time leaves out time other processes held the core.
@@ -63,7 +68,8 @@ double measure_peak_gflops(Compute c) {
   for (int trial = 0; trial < 7; ++trial) {
     const double t0 = now();
     parallel_for(threads, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) sink.store(c == Compute::F32 ? spin_f32() : spin_bf16());
+      for (int64_t i = begin; i < end; ++i)
+        sink.store(c == Compute::F32 ? spin_f32() : native ? spin_bf16<true>() : spin_bf16<false>());
     });
     seconds = std::min(seconds, now() - t0);
   }

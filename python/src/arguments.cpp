@@ -42,7 +42,6 @@ LoraFile lora_of(nb::handle h, const std::string& what) {
   return {path_of(t[0], what + " path"), number_of<float>(t[1], what + " strength")};
 }
 
-// A path, a (path, frame, strength, crf) tuple with the last three optional, or a dict of those keys.
 // retake={"path": ..., "start": s, "end": s, "keep_video": bool, "keep_audio": bool} (path, start and end required).
 RetakeInput retake_of(nb::handle h) {
   if (!nb::isinstance<nb::dict>(h))
@@ -74,6 +73,7 @@ RetakeInput retake_of(nb::handle h) {
   return r;
 }
 
+// A path, a (path, frame, strength, crf) tuple with the last three optional, or a dict of those keys.
 ImageCondition image_of(nb::handle h, const std::string& what) {
   ImageCondition c;
   if (nb::isinstance<nb::tuple>(h)) {

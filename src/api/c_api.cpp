@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 #include <optional>
 #include <string>
@@ -133,11 +132,11 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
   } else if (key == "distilled_lora") {
     o.distilled_lora = ltx::parse_lora_file(value, "distilled_lora");
   } else if (key == "distilled_lora_stage1_strength") {
-    char* end = nullptr;
-    const float s = std::strtof(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !std::isfinite(s))
+    float strength = 0;  // std::from_chars: no locale, no leading '+' or spaces
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), strength);
+    if (value.empty() || error != std::errc() || end != value.data() + value.size() || !std::isfinite(strength))
       reject(function, "distilled_lora_stage1_strength must be a finite number, got \"" + value + "\"");
-    o.distilled_lora_stage1_strength = s;
+    o.distilled_lora_stage1_strength = strength;
   } else if (key == "lora_allow_partial") {
     if (value != "0" && value != "1")
       reject(function, R"(lora_allow_partial must be "0" or "1", got ")" + value + "\"");

@@ -119,9 +119,10 @@ GenerateResult Engine::generate(const GenerateRequest& given, const ProgressCall
     throw Error("generate", "this engine is already generating: one call at a time per engine",
                 ErrorCategory::InvalidRequest);
   const auto t0 = Clock::now();
-  check(given);  // a retake's file is checked here, before its size replaces the request's
+  // A retake's frames, size and rate are its file's: they replace the given ones before the checks.
   const GenerateRequest request =
       api::in_phase(ErrorCategory::InvalidRequest, [&] { return api::with_retake_source(given); });
+  check(request);
   const size_t budget = impl.options.memory_budget_bytes > 0
                             ? static_cast<size_t>(impl.options.memory_budget_bytes)
                             : api::in_phase(ErrorCategory::Internal, [] { return available_memory_bytes(); });

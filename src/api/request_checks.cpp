@@ -58,6 +58,7 @@ void retake_problems(const GenerateRequest& r, std::vector<std::string>& problem
   if (!(std::isfinite(t.start) && std::isfinite(t.end) && t.start >= 0 && t.start < t.end))
     problems.push_back("retake start and end must be finite seconds with 0 <= start < end, got " + number(t.start) +
                        " and " + number(t.end));
+  if (t.keep_video && t.keep_audio) problems.push_back("retake with keep_video and keep_audio regenerates nothing");
   if (!r.images.empty()) problems.push_back("retake takes no images (the source video is the conditioning)");
   if (r.audio) problems.push_back("retake takes no audio input (the source video's audio is kept or retaken)");
   if (r.mode == Mode::TwoStage) problems.push_back("retake runs one stage at the source's size: not with TwoStage");
@@ -78,8 +79,13 @@ void retake_problems(const GenerateRequest& r, std::vector<std::string>& problem
 }  // namespace
 
 GenerateRequest with_retake_source(const GenerateRequest& r) {
-  if (!r.retake) return r;
-  const stages::RetakeSource s = stages::probe_retake_source(r.retake->path);
+  if (!r.retake || !fs::is_regular_file(r.retake->path)) return r;
+  stages::RetakeSource s;
+  try {
+    s = stages::probe_retake_source(r.retake->path);
+  } catch (const std::exception&) {
+    return r;  // request_problems names what is wrong with the file
+  }
   GenerateRequest out = r;
   out.frames = s.frames;
   out.height = s.height;

@@ -11,8 +11,8 @@
 
 namespace ltx::api {
 
-// The request with a retake's frames, size and rate taken from its file (retake_problems names what is wrong with
-// the file first); any other request as it is.
+// The request with a retake's frames, size and rate taken from its file; any other request, or one whose file does
+// not read (request_problems then names the problem), as it is.
 GenerateRequest with_retake_source(const GenerateRequest& request);
 
 // What check_request reports, one string each (empty: none).

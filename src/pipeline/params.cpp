@@ -21,8 +21,6 @@ PipelineDefaults pipeline_defaults(const std::string& model_version, int64_t n_l
 PipelineDefaults hq_pipeline_defaults() {
   PipelineDefaults d;
   d.steps = 15;
-  d.height = 1088 / 2;
-  d.width = 1920 / 2;
   d.guidance.video = GuiderParams{3.0f, 0.0f, {}, 0.45f, 3.0f, 0};
   d.guidance.audio = GuiderParams{7.0f, 0.0f, {}, 1.0f, 3.0f, 0};
   return d;

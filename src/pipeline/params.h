@@ -28,7 +28,7 @@ struct PipelineDefaults {
 PipelineDefaults pipeline_defaults(const std::string& model_version, int64_t n_layers);
 
 // constants.py LTX_2_3_HQ_PARAMS, what ti2vid_two_stages_hq.py (the res_2s pipeline) runs with on either model:
-// 15 steps, no STG, video rescale 0.45 and audio rescale 1, a 1088x1920 output (stage 1 at 544x960).
+// 15 steps, no STG, video rescale 0.45 and audio rescale 1 (its 1088x1920 output size is the request's to give).
 PipelineDefaults hq_pipeline_defaults();
 
 const std::string& default_negative_prompt();

@@ -38,7 +38,8 @@ struct Pass {
 };
 
 // The batch of passes as one DitCall: pass p occupies batch rows [p·B, (p+1)·B).
-DitCall batched_call(const StreamState& video, const StreamState& audio, float sigma, const std::vector<Pass>& passes) {
+DitCall batched_call(const StreamState& video, const StreamState& audio, float sigma, const std::vector<Pass>& passes,
+                     std::optional<double> sigma_f64) {
   const int64_t b = video.latent.dim(0);
   auto stream = [&](const StreamState& s, bool is_video) {
     std::vector<Tensor> latents, timesteps, positions, contexts;
@@ -58,6 +59,8 @@ DitCall batched_call(const StreamState& video, const StreamState& audio, float s
     in.positions = concat_batch(positions);
     in.context = concat_batch(contexts);
     in.sigma = Tensor::from_floats(DType::F32, {in.latent.dim(0)}, std::vector<float>(in.latent.dim(0), sigma));
+    if (sigma_f64) in.sigma_f64.assign(static_cast<size_t>(in.latent.dim(0)), *sigma_f64);
+    if (sigma_f64) in.sigma_f64.assign(static_cast<size_t>(in.latent.dim(0)), *sigma_f64);
     return in;
   };
   DitCall call;
@@ -92,7 +95,7 @@ std::string step_name(int step) {
 
 AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
                const TextContexts& text, const AvGuidance& g, const std::optional<AvX0>& last, const Observer& observe,
-               std::string_view label) {
+               std::string_view label, std::optional<double> sigma_f64) {
   const bool skip_v = g.video.skip(step), skip_a = g.audio.skip(step);
   if (skip_v && skip_a) {
     LTX_CHECK(last.has_value(), "pipeline", "skip_step skips step ", step, " but no earlier x0 exists");
@@ -131,7 +134,7 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
     passes.push_back({"isolated", text.video_positive, text.audio_positive, p});
   }
 
-  const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes));
+  const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes, sigma_f64));
   const int64_t b = video.latent.dim(0);
   const std::string sn = label.empty() ? step_name(step) : std::string(label);
   GuidancePasses pv, pa;
@@ -155,9 +158,10 @@ AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audi
 }
 
 AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
-               const TextContexts& text, const Observer& observe, std::string_view label) {
+               const TextContexts& text, const Observer& observe, std::string_view label,
+               std::optional<double> sigma_f64) {
   const std::vector<Pass> passes{{"cond", text.video_positive, text.audio_positive, {}}};
-  const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes));
+  const ltxm::DitOutput out = dit.run(batched_call(video, audio, sigma, passes, sigma_f64));
   AvX0 r{out.video_denoised, out.audio_denoised};
   if (observe) {
     const std::string sn = label.empty() ? step_name(step) : std::string(label);

@@ -38,14 +38,16 @@ struct AvX0 {
 
 // Guided x0 of step `step`: cond, then uncond / perturbed / isolated as the guiders need them, batched into one
 // DiT call; observed as x0.<stream>.stepNN.{cond,uncond,perturbed,isolated,guided}. `last` is the previous step's
-// result, reused when both guiders skip the step. `label` replaces "stepNN" in the observed names when given.
+// result, reused when both guiders skip the step. `label` replaces "stepNN" in the observed names when given;
+// `sigma_f64`: σ as the caller holds it in float64 (DitStreamInput::sigma_f64), `sigma` being its f32 rounding.
 AvX0 guided_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
                const TextContexts& text, const AvGuidance& guidance, const std::optional<AvX0>& last,
-               const Observer& observe, std::string_view label = {});
+               const Observer& observe, std::string_view label = {}, std::optional<double> sigma_f64 = {});
 
 // One positive pass, its x0 used as is (observed as .cond and .guided).
 AvX0 simple_x0(ltxm::Dit& dit, const StreamState& video, const StreamState& audio, float sigma, int step,
-               const TextContexts& text, const Observer& observe, std::string_view label = {});
+               const TextContexts& text, const Observer& observe, std::string_view label = {},
+               std::optional<double> sigma_f64 = {});
 
 // "step07": the observed names' step part.
 std::string step_name(int step);

@@ -55,6 +55,39 @@ void inject_noise(Stream& s, std::vector<double>& x, TorchGenerator& generator, 
   keep_clean(s, x);
 }
 
+// Stage 1 of a step for one stream, from x0 at σ: ε1 = x0 - anchor, the substep point anchor + h·a21·ε1 with noise
+// injected there, then the bong iteration (moving the anchor so that the noisy point lies on its own line).
+void substep_point(Stream& s, const Tensor& x0_tensor, double h, const Res2sCoefficients& c, double sigma,
+                   double sigma_mid, TorchGenerator& noise) {
+  const std::vector<float> x0 = x0_tensor.to_floats();
+  s.eps1.resize(x0.size());
+  s.next.resize(x0.size());
+  for (size_t i = 0; i < x0.size(); ++i) {
+    s.eps1[i] = static_cast<double>(x0[i]) - s.anchor[i];
+    s.next[i] = s.anchor[i] + h * c.a21 * s.eps1[i];
+  }
+  inject_noise(s, s.next, noise, sigma, sigma_mid, /*sigma_in_f32=*/false);
+  if (h < 0.5 && sigma > 0.03)
+    for (size_t i = 0; i < x0.size(); ++i)
+      for (int it = 0; it < kBongIterations; ++it) {
+        s.anchor[i] = s.next[i] - h * c.a21 * s.eps1[i];
+        s.eps1[i] = static_cast<double>(x0[i]) - s.anchor[i];
+      }
+}
+
+// Stage 2 for one stream, from x0 at the substep: anchor + h·(b1·ε1 + b2·ε2), noise injected at the step; the
+// stream's latent becomes the result.
+void finish_step(Stream& s, const Tensor& x0_tensor, double h, const Res2sCoefficients& c, double sigma,
+                 double sigma_next, TorchGenerator& noise) {
+  const std::vector<float> x0 = x0_tensor.to_floats();
+  for (size_t i = 0; i < x0.size(); ++i) {
+    const double eps2 = static_cast<double>(x0[i]) - s.anchor[i];
+    s.next[i] = s.anchor[i] + h * (c.b1 * s.eps1[i] + c.b2 * eps2);
+  }
+  inject_noise(s, s.next, noise, sigma, sigma_next, /*sigma_in_f32=*/true);
+  s.state.latent = narrow(s.next, s.state.latent.shape());
+}
+
 }  // namespace
 
 void res2s_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::span<const float> schedule,
@@ -70,9 +103,13 @@ void res2s_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::spa
   }
   TorchGenerator step_noise(kStepNoiseSeed), substep_noise(kSubstepNoiseSeed);
   std::optional<AvX0> last;
-  auto x0_at = [&](const StreamState& v, const StreamState& a, float sigma, int step, const std::string& label) {
-    last = guidance ? guided_x0(dit, v, a, sigma, step, text, *guidance, last, observe, label)
-                    : simple_x0(dit, v, a, sigma, step, text, observe, label);
+  // x0 post-processed with the clean latent; the guiders keep the raw x0 of every call as `last` (skip_step).
+  auto x0_at = [&](const StreamState& v, const StreamState& a, double sigma, bool f64, int step,
+                   const std::string& label) {
+    const auto sf = static_cast<float>(sigma);
+    const std::optional<double> exact = f64 ? std::optional<double>(sigma) : std::nullopt;
+    last = guidance ? guided_x0(dit, v, a, sf, step, text, *guidance, last, observe, label, exact)
+                    : simple_x0(dit, v, a, sf, step, text, observe, label, exact);
     return AvX0{post_process_x0(last->video, v.denoise_mask, v.clean),
                 post_process_x0(last->audio, a.denoise_mask, a.clean)};
   };
@@ -88,48 +125,21 @@ void res2s_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::spa
     const double sigma = sigmas[k], sigma_next = sigmas[k + 1];
     const double h = -std::log(sigma_next / sigma);
     const Res2sCoefficients c = res2s_coefficients(h, kSubstep);
-    const double sigma_mid = std::sqrt(sigma * sigma_next);
+    const double sigma_mid = std::sqrt(sigma * sigma_next);  // a float64 σ in the reference, kept as one
     Stream v = stream_of(video), a = stream_of(audio);
 
-    // Stage 1 of the step: x0 at the current point, the substep point from it, noise injected there.
-    const AvX0 d1 = x0_at(video, audio, sigmas[k], step, label);
-    std::vector<Tensor> mids;
-    for (auto [s, d] : {std::pair{&v, &d1.video}, std::pair{&a, &d1.audio}}) {
-      const std::vector<float> x0 = d->to_floats();
-      s->eps1.resize(x0.size());
-      s->next.resize(x0.size());
-      for (size_t i = 0; i < x0.size(); ++i) {
-        s->eps1[i] = static_cast<double>(x0[i]) - s->anchor[i];
-        s->next[i] = s->anchor[i] + h * c.a21 * s->eps1[i];
-      }
-      inject_noise(*s, s->next, substep_noise, sigma, sigma_mid, false);
-      // Bong iteration: the anchor moved so that the noisy substep point lies on its own line.
-      if (h < 0.5 && sigma > 0.03) {
-        for (size_t i = 0; i < x0.size(); ++i)
-          for (int it = 0; it < kBongIterations; ++it) {
-            s->anchor[i] = s->next[i] - h * c.a21 * s->eps1[i];
-            s->eps1[i] = static_cast<double>(x0[i]) - s->anchor[i];
-          }
-      }
-      mids.push_back(narrow(s->next, s->state.latent.shape()));
-    }
-    observe_latents("mid." + label, mids[0], mids[1]);
-
-    // Stage 2: x0 at the substep point (its own step index 0 to the guiders, as the reference calls it), the
-    // second-order combination, noise injected at the step.
+    const AvX0 d1 = x0_at(video, audio, sigma, false, step, label);
+    substep_point(v, d1.video, h, c, sigma, sigma_mid, substep_noise);
+    substep_point(a, d1.audio, h, c, sigma, sigma_mid, substep_noise);
     StreamState video_mid = video, audio_mid = audio;
-    video_mid.latent = mids[0];
-    audio_mid.latent = mids[1];
-    const AvX0 d2 = x0_at(video_mid, audio_mid, static_cast<float>(sigma_mid), 0, "mid." + label);
-    for (auto [s, d] : {std::pair{&v, &d2.video}, std::pair{&a, &d2.audio}}) {
-      const std::vector<float> x0 = d->to_floats();
-      for (size_t i = 0; i < x0.size(); ++i) {
-        const double eps2 = static_cast<double>(x0[i]) - s->anchor[i];
-        s->next[i] = s->anchor[i] + h * (c.b1 * s->eps1[i] + c.b2 * eps2);
-      }
-      inject_noise(*s, s->next, step_noise, sigma, sigma_next, true);
-      s->state.latent = narrow(s->next, s->state.latent.shape());
-    }
+    video_mid.latent = narrow(v.next, video.latent.shape());
+    audio_mid.latent = narrow(a.next, audio.latent.shape());
+    observe_latents("mid." + label, video_mid.latent, audio_mid.latent);
+
+    // The substep's x0 (its own step index 0 to the guiders, as the reference calls it).
+    const AvX0 d2 = x0_at(video_mid, audio_mid, sigma_mid, true, 0, "mid." + label);
+    finish_step(v, d2.video, h, c, sigma, sigma_next, step_noise);
+    finish_step(a, d2.audio, h, c, sigma, sigma_next, step_noise);
     const std::string where =
         "after step " + std::to_string(k + 1) + " of " + std::to_string(steps) + " of " + std::string(stage_name);
     check_finite(video.latent, "denoise", "the video latents", where);
@@ -137,7 +147,8 @@ void res2s_loop(ltxm::Dit& dit, StreamState& video, StreamState& audio, std::spa
     observe_latents(label, video.latent, audio.latent);
   }
   if (ends_at_zero) {  // the last x0 is the result (observed as the stage's final latents by its caller)
-    const AvX0 d = x0_at(video, audio, sigmas[steps], static_cast<int>(steps), step_name(static_cast<int>(steps)));
+    const AvX0 d =
+        x0_at(video, audio, sigmas[steps], false, static_cast<int>(steps), step_name(static_cast<int>(steps)));
     video.latent = d.video;
     audio.latent = d.audio;
   }

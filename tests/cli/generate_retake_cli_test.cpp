@@ -96,6 +96,7 @@ TEST(GenerateRetakeCli, KeepsWhatItShouldAndRefusesBadInputs) {
                          Bad{"--retake " + src.string() + " --start 0.5 --end 0.2", "0 <= start < end"},
                          Bad{"--retake " + (dir / "none.mp4").string() + " --start 0 --end 1", "does not exist"},
                          Bad{retake + "--frames 9", "--frames does not apply with --retake"},
+                         Bad{retake + "--retake-keep-video --retake-keep-audio", "regenerates nothing"},
                          Bad{retake + "--image " + src.string(), "retake takes no images"},
                          Bad{"--start 0.2 --end 0.5", "need --retake FILE"}}) {
     const CliRun r = run_ltx(std::string(kRun) + bad.args + " --output " + (dir / "bad.mp4").string());

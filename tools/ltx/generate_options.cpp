@@ -20,7 +20,7 @@ const char* const kGenerateUsage =
     "                    [--stg-blocks I,J] [--rescale X] [--audio-rescale X] [--modality X] [--audio-modality X]\n"
     "                    [--video-skip-step N] [--audio-skip-step N] [--sampler euler|res2s]\n"
     "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
-    "                    [--retake FILE --start S --end S [--retake-keep-video] [--retake-keep-audio]]\n"
+    "                    [--retake FILE --start S --end E [--retake-keep-video] [--retake-keep-audio]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
@@ -219,8 +219,8 @@ bool takes_value(const std::string& a) {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
-      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--retake", "--start", "--end", "--record-noise",
-      "--replay-noise", "--wav", "--frames-dir", "--sidecar",
+      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--retake",
+      "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
   return with_value.count(a) != 0 || is_model_option_with_value(a);

@@ -32,9 +32,10 @@ void take_model_option(std::string_view command, EngineOptions& e, const std::st
   else if (a == "--distilled-lora") {
     if (e.distilled_lora) usage_error(command, "--distilled-lora is given once");
     e.distilled_lora = parse_lora_file(v, "--distilled-lora");
-  } else if (a == "--distilled-lora-stage1")
+  } else if (a == "--distilled-lora-stage1") {
+    if (e.distilled_lora_stage1_strength) usage_error(command, "--distilled-lora-stage1 is given once");
     e.distilled_lora_stage1_strength = static_cast<float>(finite_number(command, a, v));
-  else if (a == "--text-encoder")
+  } else if (a == "--text-encoder")
     e.text_encoder = v;
   else if (a == "--upsampler")
     e.upsampler = v;

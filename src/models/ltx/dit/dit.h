@@ -56,6 +56,9 @@ struct DitStreamInput {
   Tensor positions;       // [B, 3, T, 2] video (seconds, pixels) / [B, 1, T, 2] audio (seconds)
   Tensor context;         // [B, S, Dc]
   Tensor attention_mask;  // [B, T, T] in [0, 1] (appended conditioning tokens), or empty
+  // σ per item when the caller holds it in float64 (res_2s substeps: ltx-core keeps such a σ in float64 until the
+  // timestep embedding casts it): σ·multiplier (and the A<->V gate's factor) then round once from it. Empty: f32.
+  std::vector<double> sigma_f64;
 };
 
 // Skip*: perturbations.py PerturbationType. Disable*: the stream's Modality.enabled = False (a guider skipping this

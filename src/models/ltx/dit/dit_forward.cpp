@@ -63,6 +63,22 @@ std::vector<float> scaled(const Tensor& t, float mult) {
   return v;
 }
 
+// σ·mult per item, then ·then: in double rounded once from sigma_f64 when the caller gave it, else in f32 from the
+// f32 σ with a rounding per product (torch's arithmetic on a float32 0-d σ).
+std::vector<float> scaled_sigma(const DitStreamInput& in, float mult, double then = 1.0) {
+  if (in.sigma_f64.empty()) {
+    std::vector<float> v = scaled(in.sigma, mult);
+    if (then != 1.0)
+      for (float& x : v) x *= static_cast<float>(then);
+    return v;
+  }
+  LTX_CHECK(static_cast<int64_t>(in.sigma_f64.size()) == in.sigma.numel(), "ltx.dit", "sigma_f64 holds ",
+            in.sigma_f64.size(), " values for ", in.sigma.numel(), " items");
+  std::vector<float> v;
+  for (const double s : in.sigma_f64) v.push_back(static_cast<float>(s * mult * then));
+  return v;
+}
+
 Value rms(Value x, float eps) { return ops::rms_norm(x, std::nullopt, eps, NormWeight::None); }
 
 // True when every batch item's rows of `values` ([B·T'] row-major) hold one value (bit pattern): the usual call,
@@ -189,7 +205,7 @@ struct Builder {
     const float tsm = c.timestep_scale_multiplier;
     const std::vector<float> own_t = scaled(in.timesteps, tsm);
     std::tie(s.mod, s.emb) = run_adaln(g, feed, taps, sw.adaln, own_t, b);  // [B, T, coef, D], [B, T, D]
-    if (sw.prompt_adaln) s.prompt_mod = run_adaln(g, feed, taps, *sw.prompt_adaln, scaled(in.sigma, tsm), b).first;
+    if (sw.prompt_adaln) s.prompt_mod = run_adaln(g, feed, taps, *sw.prompt_adaln, scaled_sigma(in, tsm), b).first;
 
     s.context = feed.add(g, s.stream + ".context", in.context);
     if (sw.caption_1) {
@@ -222,11 +238,14 @@ struct Builder {
       std::tie(s.cross_cos, s.cross_sin) =
           rope_inputs(s.stream + "_cross", s.stream + ".cross_pe", cs, in.positions.slice(1, 0, 1));
       // A<->V modulation timesteps (dit_config.h: AvTimestepSemantics).
-      const std::vector<float> other_sigma = scaled(other->sigma, tsm);
-      const auto f = static_cast<float>(static_cast<double>(c.av_ca_timestep_scale_multiplier) / tsm);
+      const std::vector<float> other_sigma = scaled_sigma(*other, tsm);
+      const double factor = static_cast<double>(c.av_ca_timestep_scale_multiplier) / tsm;
       const bool own_ss = c.av_semantics != AvTimestepSemantics::OtherSigma;
-      std::vector<float> gate = c.av_semantics == AvTimestepSemantics::OwnTokens ? own_t : other_sigma;
-      for (float& x : gate) x *= f;
+      std::vector<float> gate = own_t;  // σ·tsm·factor, as the scale-shift timesteps are rounded then
+      if (c.av_semantics == AvTimestepSemantics::OwnTokens)
+        for (float& x : gate) x *= static_cast<float>(factor);
+      else
+        gate = scaled_sigma(*other, tsm, factor);
       s.av_ss = run_adaln(g, feed, taps, *sw.av_scale_shift, own_ss ? own_t : other_sigma, b).first;
       s.av_gate = run_adaln(g, feed, taps, *sw.av_gate, gate, b).first;
     }
