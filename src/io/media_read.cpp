@@ -45,6 +45,30 @@ void quiet_ffmpeg() {
 
 }  // namespace
 
+std::optional<VideoInfo> probe_video(const std::string& path) {
+  quiet_ffmpeg();
+  const std::string what = "cannot read the video of " + path;
+  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
+  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
+  ff::check_av(stream, kDomain, what);
+  const AVStream* s = ic->streams[stream];
+  VideoInfo info;
+  info.fps = s->avg_frame_rate.den != 0 ? av_q2d(s->avg_frame_rate) : 0.0;
+  info.height = s->codecpar->height;
+  info.width = s->codecpar->width;
+  info.frames = s->nb_frames;
+  if (info.frames <= 0) {  // the container does not say: its packets, one frame each
+    info.frames = 0;
+    ff::PacketPtr pkt(av_packet_alloc());
+    while (av_read_frame(ic.get(), pkt.get()) >= 0) {
+      if (pkt->stream_index == stream) ++info.frames;
+      av_packet_unref(pkt.get());
+    }
+  }
+  return info;
+}
+
 std::optional<DecodedVideo> read_video(const std::string& path) {
   quiet_ffmpeg();
   const std::string what = "cannot read the video of " + path;

@@ -22,6 +22,15 @@ struct DecodedAudio {
   int64_t length() const { return channels > 0 ? static_cast<int64_t>(samples.size()) / channels : 0; }
 };
 
+// What the container says of its best video stream, without decoding: the average frame rate, the coded size and the
+// frame count (the stream's nb_frames, else its packets counted), as PyAV's `stream.frames` / `average_rate` /
+// `codec_context.width` give them. nullopt when it has no video stream; throws like read_video.
+struct VideoInfo {
+  double fps = 0.0;
+  int64_t frames = 0, height = 0, width = 0;
+};
+std::optional<VideoInfo> probe_video(const std::string& path);
+
 // The file's best video stream, decoded; nullopt when it has none. Throws ltx::Error("media", ...) naming the file
 // when it cannot be opened or decoded, or when its frames change size.
 std::optional<DecodedVideo> read_video(const std::string& path);

@@ -7,10 +7,9 @@
 #include "io/media_read.h"
 
 namespace ltx::stages {
-namespace {
-
-io::DecodedVideo read_source_video(const std::string& path) {
-  std::optional<io::DecodedVideo> v = io::read_video(path);
+// get_videostream_metadata: the container's rate, size and frame count, nothing decoded.
+RetakeSource probe_retake_source(const std::string& path) {
+  const std::optional<io::VideoInfo> v = io::probe_video(path);
   LTX_CHECK(v.has_value(), "retake", path, " has no video stream");
   LTX_CHECK(v->frames > 0 && v->fps > 0, "retake", path, " holds no frames or no frame rate");
   // retake.py main(): the frame count must be 8k+1 and the sides multiples of 32 (the source is not resized).
@@ -18,25 +17,23 @@ io::DecodedVideo read_source_video(const std::string& path) {
             (v->frames - 1) / 8 * 8 + 1, " or ", (v->frames - 1) / 8 * 8 + 9, "): cut the clip to such a length");
   LTX_CHECK(v->width % 32 == 0 && v->height % 32 == 0, "retake", path, " is ", v->width, "x", v->height,
             "; retake needs width and height multiples of 32 (the clip is not resized)");
-  return *std::move(v);
-}
-
-RetakeSource source_of(const io::DecodedVideo& v) {
   RetakeSource s;
-  s.fps = v.fps;
-  s.frames = v.frames;
-  s.height = v.height;
-  s.width = v.width;
+  s.fps = v->fps;
+  s.frames = v->frames;
+  s.height = v->height;
+  s.width = v->width;
   return s;
 }
 
-}  // namespace
-
-RetakeSource probe_retake_source(const std::string& path) { return source_of(read_source_video(path)); }
-
 RetakeSource read_retake_source(const std::string& path) {
-  const io::DecodedVideo v = read_source_video(path);
-  RetakeSource s = source_of(v);
+  RetakeSource s = probe_retake_source(path);
+  // load_video_conditioning: the decoded frames up to the stream's count (frame_cap).
+  std::optional<io::DecodedVideo> v = io::read_video(path);
+  LTX_CHECK(v.has_value(), "retake", path, " has no video stream");
+  LTX_CHECK(v->frames >= s.frames && v->height == s.height && v->width == s.width, "retake", path, " decodes to ",
+            v->frames, " frames of ", v->width, "x", v->height, " but its stream says ", s.frames, " of ", s.width, "x",
+            s.height);
+  v->rgb.resize(static_cast<size_t>(s.frames * s.height * s.width * 3));  // the first s.frames frames
   // media_io.py load_video_conditioning at the file's own size: resize_and_center_crop is the identity, then
   // normalize_latent: x / 127.5 - 1 per channel, frames along dim 2.
   const int64_t plane = s.height * s.width;
@@ -45,7 +42,7 @@ RetakeSource read_retake_source(const std::string& path) {
     for (int64_t i = 0; i < plane; ++i)
       for (int64_t c = 0; c < 3; ++c)
         px[static_cast<size_t>((c * s.frames + f) * plane + i)] =
-            static_cast<float>(v.rgb[static_cast<size_t>((f * plane + i) * 3 + c)]) / 127.5f - 1.0f;
+            static_cast<float>(v->rgb[static_cast<size_t>((f * plane + i) * 3 + c)]) / 127.5f - 1.0f;
   s.pixels = Tensor::from_floats(DType::F32, {1, 3, s.frames, s.height, s.width}, px);
   if (const std::optional<io::DecodedAudio> audio = io::read_audio(path))
     s.audio = cut_audio_clip(*audio, path, 0.0, std::nullopt);  // decode_audio_from_file from 0, to the end

@@ -22,9 +22,9 @@ struct RetakeSource {
   double seconds() const { return static_cast<double>(frames) / fps; }
 };
 
-// The file's size, frame count and rate without keeping its pixels: what a request must match (8k+1 frames, sides
-// multiples of 32). Throws ltx::Error naming the file and the problem (unreadable, no video stream, a frame count or
-// size the pipeline cannot take, with the nearest valid values).
+// The file's size, frame count and rate from its container, nothing decoded: what a request must match (8k+1
+// frames, sides multiples of 32). Throws ltx::Error naming the file and the problem (unreadable, no video stream, a
+// frame count or size the pipeline cannot take, with the nearest valid values).
 RetakeSource probe_retake_source(const std::string& path);
 
 // probe_retake_source plus the pixels and the audio (mono doubled to stereo; more than two channels refused).
