@@ -365,6 +365,25 @@ std::map<std::string, Tensor> run_retake_case(const GoldenCase& c, Precision p) 
   return out;
 }
 
+// retake.py TemporalRegionMask over the case's windows (make_retake_goldens.py MASK_WINDOWS): the masks the engine
+// sets from each stream's token time spans, compared exactly (ties on token boundaries included).
+std::map<std::string, Tensor> run_retake_masks_case(const GoldenCase& c, Precision) {
+  const nlohmann::json& params = c.params();
+  const int64_t height = params.at("height").get<int64_t>(), width = params.at("width").get<int64_t>();
+  std::map<std::string, Tensor> out;
+  size_t i = 0;
+  for (const nlohmann::json& w : params.at("windows")) {
+    const double fps = w.at("fps").get<double>(), start = w.at("start").get<double>(), end = w.at("end").get<double>();
+    const int64_t frames = w.at("frames").get<int64_t>();
+    const std::string name = "mask." + std::to_string(i++);
+    const VideoLatentShape video = VideoLatentShape::from_pixels(1, 1, frames, height, width);
+    const AudioLatentShape audio = AudioLatentShape::from_video(1, 1, 16, frames, fps);
+    out[name + ".video"] = temporal_region_mask(video_positions(video, fps), start, end);
+    out[name + ".audio"] = temporal_region_mask(audio_positions(audio), start, end);
+  }
+  return out;
+}
+
 }  // namespace
 
 void register_pipeline_runners(ComponentRegistry& registry) {
@@ -377,6 +396,7 @@ void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_two_stage_lora", run_two_stage_lora_case);
   registry.add("pipeline_hq", run_hq_case);
   registry.add("pipeline_retake", run_retake_case);
+  registry.add("retake_masks", run_retake_masks_case);
 }
 
 }  // namespace ltx

@@ -245,8 +245,49 @@ def retake_case() -> GoldenCase:
     )
 
 
+# TemporalRegionMask's windows over clips of other rates and lengths, with windows on exact token boundaries (the
+# f32 comparisons decide ties), past the end, negative, empty and the kept-stream window (0, 0).
+MASK_WINDOWS = [(24.0, 25, 8 / 24, 16 / 24), (24.0, 25, 0.0, 1 / 24), (25.0, 121, 0.32, 0.64), (25.0, 121, 4.7, 9.0),
+                (30000 / 1001, 121, 1.0, 2.0), (30000 / 1001, 121, -1.0, 0.04), (23.976, 49, 0.5, 0.5001),
+                (24.0, 25, 0.0, 0.0), (24.0, 121, 0.16, 0.2), (50.0, 9, 0.01, 0.02)]
+
+
+def masks_case() -> GoldenCase:
+    """The denoise masks TemporalRegionMask.apply_to writes into fresh video and audio states (no model)."""
+    import ltx_pipelines.retake as R
+    from ltx_core.tools import AudioLatentTools, VideoLatentTools
+    from ltx_core.types import AudioLatentShape, VideoLatentShape, VideoPixelShape
+
+    components = pipeline_components()
+    outputs, windows = {}, []
+    for i, (fps, frames, start, end) in enumerate(MASK_WINDOWS):
+        shape = VideoPixelShape(batch=1, frames=frames, width=64, height=64, fps=fps)
+        video_tools = VideoLatentTools(components.video_patchifier,
+                                       VideoLatentShape.from_pixel_shape(shape, latent_channels=VIDEO_CHANNELS), fps)
+        audio_tools = AudioLatentTools(components.audio_patchifier, AudioLatentShape.from_video_pixel_shape(
+            shape, channels=AUDIO_Z, mel_bins=AUDIO_LATENT_MEL))
+        region = R.TemporalRegionMask(start_time=start, end_time=end, fps=fps)
+        for stream, tools in (("video", video_tools), ("audio", audio_tools)):
+            state = tools.create_initial_state(torch.device("cpu"), torch.float32)
+            outputs[f"mask.{i}.{stream}"] = region.apply_to(state, tools).denoise_mask
+        windows.append({"fps": fps, "frames": frames, "start": start, "end": end})
+    return GoldenCase(
+        group="pipeline", case="retake_masks", component="retake_masks",
+        description="TemporalRegionMask (retake.py) on fresh video and audio states of 64x64 clips at 24, 25, "
+        "29.97, 23.976 and 50 fps: windows on exact token boundaries, past the end, negative, empty and (0, 0)",
+        generator=GENERATOR, weights={}, weights_metadata={}, inputs={}, outputs=outputs,
+        params={"windows": windows, "height": 64, "width": 64, "note": "mask.N.{video,audio}: [1, T, 1], exact"},
+        tolerance={"validation": {"atol": 0.0, "rtol": 0.0}, "production": {"atol": 0.0, "rtol": 0.0}},
+    )
+
+
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
-    if "pipeline" not in groups or (only_cases is not None and "retake" not in only_cases):
+    if "pipeline" not in groups:
         return []
-    torch.manual_seed(0)
-    return [with_measured_production(retake_case).write(out_root)]
+    written = []
+    if only_cases is None or "retake" in only_cases:
+        torch.manual_seed(0)
+        written.append(with_measured_production(retake_case).write(out_root))
+    if only_cases is None or "retake_masks" in only_cases:
+        written.append(masks_case().write(out_root))
+    return written
