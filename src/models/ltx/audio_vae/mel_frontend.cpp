@@ -12,6 +12,71 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
+// |DFT| of one real frame, bins 0..n/2, in double (torch.stft's onesided magnitude): an iterative radix-2 FFT when n
+// is a power of two (every LTX audio VAE's n_fft), else the direct sum. Both agree with the exact DFT to ~1e-15
+// relative; the FFT makes a real-size mel (n_fft 1024) 100x cheaper than the direct sum.
+class FrameSpectrum {
+ public:
+  explicit FrameSpectrum(int64_t n) : n_(n), re_(static_cast<size_t>(n)), im_(static_cast<size_t>(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      cos_.push_back(std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n)));
+      sin_.push_back(std::sin(2 * kPi * static_cast<double>(i) / static_cast<double>(n)));
+    }
+    radix2_ = n >= 2 && (n & (n - 1)) == 0;
+    if (radix2_) {
+      int64_t bits = 0;
+      while ((int64_t{1} << bits) < n) ++bits;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t r = 0;
+        for (int64_t b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+        reversed_.push_back(r);
+      }
+    }
+  }
+
+  // magnitude[k] = |Σ_i frame[i]·e^{-2πi·ik/n}| for k = 0..n/2.
+  void magnitude(const std::vector<double>& frame, std::vector<double>& magnitude) {
+    const int64_t bins = n_ / 2 + 1;
+    if (!radix2_) {
+      for (int64_t k = 0; k < bins; ++k) {
+        double re = 0, im = 0;
+        for (int64_t i = 0; i < n_; ++i) {
+          const auto idx = static_cast<size_t>((k * i) % n_);
+          re += frame[static_cast<size_t>(i)] * cos_[idx];
+          im -= frame[static_cast<size_t>(i)] * sin_[idx];
+        }
+        magnitude[static_cast<size_t>(k)] = std::sqrt(re * re + im * im);
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n_; ++i) {
+      re_[static_cast<size_t>(reversed_[static_cast<size_t>(i)])] = frame[static_cast<size_t>(i)];
+      im_[static_cast<size_t>(reversed_[static_cast<size_t>(i)])] = 0.0;
+    }
+    for (int64_t len = 2; len <= n_; len *= 2) {
+      const int64_t step = n_ / len;  // twiddle e^{-2πi·j/len} = cos_[j·step] - i·sin_[j·step]
+      for (int64_t start = 0; start < n_; start += len)
+        for (int64_t j = 0; j < len / 2; ++j) {
+          const auto a = static_cast<size_t>(start + j), b = static_cast<size_t>(start + j + len / 2);
+          const double wr = cos_[static_cast<size_t>(j * step)], wi = -sin_[static_cast<size_t>(j * step)];
+          const double tr = re_[b] * wr - im_[b] * wi, ti = re_[b] * wi + im_[b] * wr;
+          re_[b] = re_[a] - tr;
+          im_[b] = im_[a] - ti;
+          re_[a] += tr;
+          im_[a] += ti;
+        }
+    }
+    for (int64_t k = 0; k < bins; ++k)
+      magnitude[static_cast<size_t>(k)] = std::hypot(re_[static_cast<size_t>(k)], im_[static_cast<size_t>(k)]);
+  }
+
+ private:
+  int64_t n_;
+  bool radix2_ = false;
+  std::vector<double> cos_, sin_, re_, im_;
+  std::vector<int64_t> reversed_;
+};
+
 // Slaney mel scale (torchaudio.functional.functional._hz_to_mel / _mel_to_hz, mel_scale="slaney").
 double hz_to_mel(double f) {
   const double f_sp = 200.0 / 3, min_log_hz = 1000.0, min_log_mel = min_log_hz / f_sp;
@@ -103,11 +168,7 @@ MelOutputs waveform_to_mel(const Tensor& waveform, int64_t sample_rate, const Me
   for (int64_t i = 0; i < n_fft; ++i)  // torch.hann_window (periodic)
     window[static_cast<size_t>(i)] =
         0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
-  std::vector<double> cos_t(static_cast<size_t>(n_fft)), sin_t(static_cast<size_t>(n_fft));
-  for (int64_t i = 0; i < n_fft; ++i) {
-    cos_t[static_cast<size_t>(i)] = std::cos(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
-    sin_t[static_cast<size_t>(i)] = std::sin(2 * kPi * static_cast<double>(i) / static_cast<double>(n_fft));
-  }
+  FrameSpectrum spectrum(n_fft);
   const std::vector<double> fb =
       slaney_mel_filterbank(nf, static_cast<double>(cfg.target_sample_rate) / 2.0, m, cfg.target_sample_rate);
   const std::vector<float> x = out.resampled.to_floats();
@@ -123,16 +184,9 @@ MelOutputs waveform_to_mel(const Tensor& waveform, int64_t sample_rate, const Me
         if (s >= n) s = 2 * (n - 1) - s;
         frame[static_cast<size_t>(i)] = row[s] * window[static_cast<size_t>(i)];
       }
-      for (int64_t k = 0; k < nf; ++k) {
-        double re = 0, im = 0;
-        for (int64_t i = 0; i < n_fft; ++i) {
-          const auto idx = static_cast<size_t>((k * i) % n_fft);
-          re += frame[static_cast<size_t>(i)] * cos_t[idx];
-          im -= frame[static_cast<size_t>(i)] * sin_t[idx];
-        }
-        mag[static_cast<size_t>(k)] = std::sqrt(re * re + im * im);
+      spectrum.magnitude(frame, mag);
+      for (int64_t k = 0; k < nf; ++k)
         spec[static_cast<size_t>((r * nf + k) * frames + t)] = static_cast<float>(mag[static_cast<size_t>(k)]);
-      }
       for (int64_t j = 0; j < m; ++j) {
         double acc = 0;
         for (int64_t k = 0; k < nf; ++k) acc += mag[static_cast<size_t>(k)] * fb[static_cast<size_t>(k * m + j)];
