@@ -43,15 +43,29 @@ void quiet_ffmpeg() {
   if (av_log_get_level() > AV_LOG_FATAL) av_log_set_level(AV_LOG_FATAL);
 }
 
+// The file opened and its best stream of `type`; stream -1 when it has none.
+struct BestStream {
+  ff::InputPtr input;
+  int stream = -1;
+};
+BestStream open_best_stream(const std::string& path, AVMediaType type, const std::string& what) {
+  quiet_ffmpeg();
+  BestStream b{ff::open_input(path, kDomain, what)};
+  const int stream = av_find_best_stream(b.input.get(), type, -1, -1, nullptr, 0);
+  if (stream == AVERROR_STREAM_NOT_FOUND) return b;
+  ff::check_av(stream, kDomain, what);
+  b.stream = stream;
+  return b;
+}
+
 }  // namespace
 
 std::optional<VideoInfo> probe_video(const std::string& path) {
-  quiet_ffmpeg();
   const std::string what = "cannot read the video of " + path;
-  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
-  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
-  ff::check_av(stream, kDomain, what);
+  const BestStream best = open_best_stream(path, AVMEDIA_TYPE_VIDEO, what);
+  if (best.stream < 0) return std::nullopt;
+  AVFormatContext* ic = best.input.get();
+  const int stream = best.stream;
   const AVStream* s = ic->streams[stream];
   VideoInfo info;
   info.fps = s->avg_frame_rate.den != 0 ? av_q2d(s->avg_frame_rate) : 0.0;
@@ -61,7 +75,7 @@ std::optional<VideoInfo> probe_video(const std::string& path) {
   if (info.frames <= 0) {  // the container does not say: its packets, one frame each
     info.frames = 0;
     ff::PacketPtr pkt(av_packet_alloc());
-    while (av_read_frame(ic.get(), pkt.get()) >= 0) {
+    while (av_read_frame(ic, pkt.get()) >= 0) {
       if (pkt->stream_index == stream) ++info.frames;
       av_packet_unref(pkt.get());
     }
@@ -70,17 +84,16 @@ std::optional<VideoInfo> probe_video(const std::string& path) {
 }
 
 std::optional<DecodedVideo> read_video(const std::string& path) {
-  quiet_ffmpeg();
   const std::string what = "cannot read the video of " + path;
-  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
-  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
-  ff::check_av(stream, kDomain, what);
-  const ff::CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
+  const BestStream best = open_best_stream(path, AVMEDIA_TYPE_VIDEO, what);
+  if (best.stream < 0) return std::nullopt;
+  AVFormatContext* ic = best.input.get();
+  const int stream = best.stream;
+  const ff::CodecPtr c = ff::open_decoder(ic, stream, kDomain, what);
   DecodedVideo v;
   const AVRational rate = ic->streams[stream]->avg_frame_rate;
   v.fps = rate.den != 0 ? av_q2d(rate) : 0.0;
-  decode_stream(ic.get(), stream, c.get(), what, [&](const AVFrame* f) {
+  decode_stream(ic, stream, c.get(), what, [&](const AVFrame* f) {
     const RgbImage rgb = ff::frame_to_rgb(f, kDomain, what);
     if (v.frames == 0) {
       v.height = rgb.height;
@@ -96,13 +109,12 @@ std::optional<DecodedVideo> read_video(const std::string& path) {
 }
 
 std::optional<DecodedAudio> read_audio(const std::string& path) {
-  quiet_ffmpeg();
   const std::string what = "cannot read the audio of " + path;
-  const ff::InputPtr ic = ff::open_input(path, kDomain, what);
-  const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
-  if (stream == AVERROR_STREAM_NOT_FOUND) return std::nullopt;
-  ff::check_av(stream, kDomain, what);
-  const ff::CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
+  const BestStream best = open_best_stream(path, AVMEDIA_TYPE_AUDIO, what);
+  if (best.stream < 0) return std::nullopt;
+  AVFormatContext* ic = best.input.get();
+  const int stream = best.stream;
+  const ff::CodecPtr c = ff::open_decoder(ic, stream, kDomain, what);
   DecodedAudio a;
   a.sample_rate = c->sample_rate;
   a.channels = c->ch_layout.nb_channels;
@@ -116,7 +128,7 @@ std::optional<DecodedAudio> read_audio(const std::string& path) {
   ff::check_av(swr_init(swr.get()), kDomain, what);
   std::vector<std::vector<float>> planes(static_cast<size_t>(a.channels));
   std::vector<float*> out(planes.size());
-  decode_stream(ic.get(), stream, c.get(), what, [&](const AVFrame* f) {
+  decode_stream(ic, stream, c.get(), what, [&](const AVFrame* f) {
     const int n = f->nb_samples;
     for (size_t ch = 0; ch < planes.size(); ++ch) {
       planes[ch].resize(planes[ch].size() + static_cast<size_t>(n));

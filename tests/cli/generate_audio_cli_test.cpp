@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_files.h"
 #include "io/json.h"
 #include "io/wav_write.h"
 #include "run_ltx.h"
@@ -22,12 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_audio_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_audio_", name); }
 
 // `seconds` of a stereo tone at 44.1 kHz from sample `from`, as 16-bit PCM.
 void write_tone(const fs::path& path, double seconds, int64_t from = 0) {
@@ -48,9 +44,9 @@ TEST(GenerateAudioCli, TheClipIsTheOutputsAudio) {
   const fs::path dir = temp_dir("clip");
   write_tone(dir / "in.wav", 1.0);
   write_tone(dir / "expected.wav", 0.9, 4410);  // the same tone from 0.1 s
-  const CliRun run = run_ltx("generate " + kSmall + "--audio " + (dir / "in.wav").string() +
-                             " --audio-start 0.1 --json --wav " + (dir / "out.wav").string() + " -o " +
-                             (dir / "out.mp4").string());
+  const CliRun run =
+      run_ltx("generate " + kSmall + "--audio " + (dir / "in.wav").string() + " --audio-start 0.1 --json --wav " +
+              (dir / "out.wav").string() + " -o " + (dir / "out.mp4").string());
   ASSERT_EQ(run.code, 0) << run.output;
   const CliRun same = run_ltx("compare-media " + (dir / "out.wav").string() + " " + (dir / "expected.wav").string());
   EXPECT_TRUE(has(same.output, "audio  39690 samples x 2 channels at 44100 Hz: rel L2 0,")) << same.output;

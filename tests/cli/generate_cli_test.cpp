@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_files.h"
 #include "io/json.h"
 #include "run_ltx.h"
 #include "scoped_env.h"
@@ -25,12 +26,7 @@ namespace fs = std::filesystem;
 
 const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/t2v_audio_one_stage/";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_cli_", name); }
 
 bool have_ffprobe() { return std::system("ffprobe -version >/dev/null 2>&1") == 0; }
 

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_files.h"
 #include "run_ltx.h"
 #include "scoped_env.h"
 #include "stages/default_model.h"
@@ -24,17 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_image_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_image_cli_", name); }
 
 // A 200x150 test pattern written by ltx itself is not available, so FFmpeg's lavfi makes one.
 bool make_test_image(const fs::path& png) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "cli_files.h"
 #include "io/safetensors.h"
 #include "nn/weight_source.h"
 #include "run_ltx.h"
@@ -23,17 +24,7 @@ const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/
 const std::string kTiny = "--checkpoint " + kCase + "weights.safetensors --text-embeddings " + kCase +
                           "inputs.safetensors --frames 9 --height 64 --width 96 --steps 2 --stg-blocks 1 ";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_lora_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_lora_", name); }
 
 // Rank-1 pairs for the checkpoint's first two DiT layers, plus one pair for a block the tiny model lacks.
 std::string write_lora(const fs::path& dir) {

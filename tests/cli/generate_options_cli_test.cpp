@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_files.h"
 #include "io/json.h"
 #include "ltx/engine.hpp"
 #include "run_ltx.h"
@@ -24,12 +25,7 @@ const std::string kCase = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/
 const std::string kTiny = "--checkpoint " + kCase + "weights.safetensors --text-embeddings " + kCase +
                           "inputs.safetensors --frames 9 --height 64 --width 96 --steps 2 --precision validation ";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_options_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_options_", name); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_files.h"
 #include "run_ltx.h"
 #include "scoped_env.h"
 #include "stages/default_model.h"
@@ -21,17 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ltx_generate_retake_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_retake_cli_", name); }
 
 // `frames` frames of FFmpeg's test pattern at 64x64, 24 fps, with a 440 Hz tone as long; false without ffmpeg.
 bool make_clip(const fs::path& mp4, int frames) {
@@ -40,19 +31,6 @@ bool make_clip(const fs::path& mp4, int frames) {
                           " -f lavfi -i sine=frequency=440:sample_rate=48000:duration=" + seconds +
                           " -c:v libx264 -pix_fmt yuv420p -c:a aac " + mp4.string() + " >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0 && fs::exists(mp4);
-}
-
-int count_frames(const fs::path& mp4) {
-  const std::string cmd =
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames "
-      "-of csv=p=0 " +
-      mp4.string() + " 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return -1;
-  int n = -1;
-  if (std::fscanf(pipe, "%d", &n) != 1) n = -1;
-  ::pclose(pipe);
-  return n;
 }
 
 constexpr const char* kRun = "generate --prompt \"a red fox\" --steps 2 --quiet ";
@@ -74,7 +52,7 @@ TEST(GenerateRetakeCli, KeepsWhatItShouldAndRefusesBadInputs) {
     const CliRun kept = run(std::string("kept") + seed, std::string("--retake-keep-video --seed ") + seed);
     ASSERT_EQ(kept.code, 0) << kept.output;
   }
-  const int frames = count_frames(dir / "window1.mp4");
+  const int frames = count_video_frames(dir / "window1.mp4");
   if (frames >= 0) EXPECT_EQ(frames, 17);
   EXPECT_TRUE(fs::exists(dir / "window1" / "frame_00016.png"));
   EXPECT_FALSE(fs::exists(dir / "window1" / "frame_00017.png"));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_files.h"
 #include "run_ltx.h"
 #include "scoped_env.h"
 #include "stages/default_model.h"
@@ -19,33 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("ltx_generate_sampler_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("ltx_generate_sampler_cli_", name); }
 
 // ffprobe's count of decoded video frames, or -1 without ffprobe.
-int count_frames(const fs::path& mp4) {
-  const std::string cmd =
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames "
-      "-of csv=p=0 " +
-      mp4.string() + " 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return -1;
-  int n = -1;
-  if (std::fscanf(pipe, "%d", &n) != 1) n = -1;
-  ::pclose(pipe);
-  return n;
-}
-
 constexpr const char* kSmall = " --frames 9 --width 64 --height 64 --steps 2 --seed 3 --quiet ";
 
 TEST(GenerateSamplerCli, Res2sRunsDiffersFromEulerAndIsRecorded) {
@@ -58,7 +35,7 @@ TEST(GenerateSamplerCli, Res2sRunsDiffersFromEulerAndIsRecorded) {
                                (dir / (std::string(sampler) + ".mp4")).string());
     ASSERT_EQ(run.code, 0) << run.output;
   }
-  const int frames = count_frames(dir / "res2s.mp4");
+  const int frames = count_video_frames(dir / "res2s.mp4");
   if (frames >= 0) EXPECT_EQ(frames, 9);
   EXPECT_NE(read_all(dir / "euler" / "frame_00004.png"), read_all(dir / "res2s" / "frame_00004.png"));
   EXPECT_TRUE(has(read_all(dir / "res2s.json"), "\"sampler\": \"res2s\""));
