@@ -21,8 +21,8 @@ struct SwrFree {
   void operator()(SwrContext* s) const { swr_free(&s); }
 };
 
-// Feeds every packet of `stream` to its decoder and hands each decoded frame to `on_frame`, the decoder drained at
-// the end.
+// Feeds the packets of `stream` to its decoder and hands each decoded frame to `on_frame`, the decoder drained at
+// the end; stops early when `on_frame` returns false.
 template <typename OnFrame>
 void decode_stream(AVFormatContext* ic, int stream, AVCodecContext* c, const std::string& what, OnFrame on_frame) {
   ff::FramePtr frame(av_frame_alloc());
@@ -32,10 +32,12 @@ void decode_stream(AVFormatContext* ic, int stream, AVCodecContext* c, const std
     if (ours) ff::check_av(avcodec_send_packet(c, pkt.get()), kDomain, what);
     av_packet_unref(pkt.get());
     if (!ours) continue;
-    while (ff::receive_frame(c, frame.get(), kDomain, what)) on_frame(frame.get());
+    while (ff::receive_frame(c, frame.get(), kDomain, what))
+      if (!on_frame(frame.get())) return;
   }
   ff::check_av(avcodec_send_packet(c, nullptr), kDomain, what);
-  while (ff::receive_frame(c, frame.get(), kDomain, what)) on_frame(frame.get());
+  while (ff::receive_frame(c, frame.get(), kDomain, what))
+    if (!on_frame(frame.get())) return;
 }
 
 // FFmpeg's own log would repeat, less clearly, what the thrown error says.
@@ -83,7 +85,7 @@ std::optional<VideoInfo> probe_video(const std::string& path) {
   return info;
 }
 
-std::optional<DecodedVideo> read_video(const std::string& path) {
+std::optional<DecodedVideo> read_video(const std::string& path, std::optional<int64_t> max_frames) {
   const std::string what = "cannot read the video of " + path;
   const BestStream best = open_best_stream(path, AVMEDIA_TYPE_VIDEO, what);
   if (best.stream < 0) return std::nullopt;
@@ -103,6 +105,7 @@ std::optional<DecodedVideo> read_video(const std::string& path) {
               "x", rgb.height, ", the first was ", v.width, "x", v.height);
     v.rgb.insert(v.rgb.end(), rgb.rgb.begin(), rgb.rgb.end());
     ++v.frames;
+    return !max_frames || v.frames < *max_frames;
   });
   LTX_CHECK(v.frames > 0, kDomain, what, ": no frame decoded");
   return v;
@@ -138,6 +141,7 @@ std::optional<DecodedAudio> read_audio(const std::string& path) {
                                 const_cast<const uint8_t**>(f->extended_data), n);
     ff::check_av(got, kDomain, what);
     for (auto& p : planes) p.resize(p.size() - static_cast<size_t>(n - got));
+    return true;
   });
   for (const auto& p : planes) a.samples.insert(a.samples.end(), p.begin(), p.end());
   LTX_CHECK(a.length() > 0, kDomain, what, ": no sample decoded");

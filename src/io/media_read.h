@@ -31,9 +31,10 @@ struct VideoInfo {
 };
 std::optional<VideoInfo> probe_video(const std::string& path);
 
-// The file's best video stream, decoded; nullopt when it has none. Throws ltx::Error("media", ...) naming the file
-// when it cannot be opened or decoded, or when its frames change size.
-std::optional<DecodedVideo> read_video(const std::string& path);
+// The file's best video stream, decoded (its first `max_frames` frames when given, as ltx_pipelines/utils/media_io.py
+// decode_video_from_file's frame_cap); nullopt when it has none. Throws ltx::Error("media", ...) naming the file when
+// it cannot be opened or decoded, or when its frames change size.
+std::optional<DecodedVideo> read_video(const std::string& path, std::optional<int64_t> max_frames = std::nullopt);
 // The file's best audio stream as planar float; nullopt when it has none. Throws like read_video.
 std::optional<DecodedAudio> read_audio(const std::string& path);
 

@@ -65,6 +65,7 @@ AvLatents run_av_stage(ltxm::Dit& dit, const StageSpec& spec, const TextContexts
     if (spec.audio_mask.defined()) observe("denoise_mask.audio", audio.denoise_mask);
     observe("positions.video", video.positions);
     observe("positions.audio", audio.positions);
+    if (video.attention_mask.defined()) observe("attention_mask.video", video.attention_mask);
     observe("latents.video.initial", video.latent);
     observe("latents.audio.initial", audio.latent);
   }

@@ -60,7 +60,8 @@ DitCall batched_call(const StreamState& video, const StreamState& audio, float s
     in.context = concat_batch(contexts);
     in.sigma = Tensor::from_floats(DType::F32, {in.latent.dim(0)}, std::vector<float>(in.latent.dim(0), sigma));
     if (sigma_f64) in.sigma_f64.assign(static_cast<size_t>(in.latent.dim(0)), *sigma_f64);
-    if (sigma_f64) in.sigma_f64.assign(static_cast<size_t>(in.latent.dim(0)), *sigma_f64);
+    if (s.attention_mask.defined())
+      in.attention_mask = concat_batch(std::vector<Tensor>(passes.size(), s.attention_mask));
     return in;
   };
   DitCall call;

@@ -17,10 +17,11 @@ namespace ltx::stages {
 
 // One stream's latent state in the token layout (ltx_core/types.py LatentState).
 struct StreamState {
-  Tensor latent;        // [B, T, C] f32
-  Tensor clean;         // [B, T, C] f32
-  Tensor denoise_mask;  // [B, T, 1] f32: 1 noisy, 0 clean
-  Tensor positions;     // [B, 3, T, 2] video / [B, 1, T, 2] audio
+  Tensor latent;          // [B, T, C] f32
+  Tensor clean;           // [B, T, C] f32
+  Tensor denoise_mask;    // [B, T, 1] f32: 1 noisy, 0 clean
+  Tensor positions;       // [B, 3, T, 2] video / [B, 1, T, 2] audio
+  Tensor attention_mask;  // [B, T, T] in [0, 1] (mask_utils.py build_attention_mask) or empty: full attention
 };
 
 // Text contexts after the embeddings processor, [B, S, D] per stream; negatives may be empty when no guider

@@ -4,22 +4,12 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/path_fields.h"
 #include "graph/compile.h"
 #include "nn/weight_loader.h"
 
 namespace ltx::stages {
 namespace {
-
-bool parse_number(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  try {
-    size_t used = 0;
-    out = std::stod(s, &used);
-    return used == s.size();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
 
 // torch upsample_bilinear2d (align_corners=False, no antialias) source index and weight for output index i:
 // src = (i + 0.5)·in/out - 0.5 in f32, clamped at 0 (UpSample.h area_pixel_compute_source_index).
@@ -44,30 +34,19 @@ std::vector<Tap> bilinear_taps(int64_t in, int64_t out) {
 
 ImageConditionInput parse_image_argument(const std::string& argument) {
   ImageConditionInput in;
-  // Peel up to three numeric fields off the end: FRAME, STRENGTH, CRF.
-  std::vector<std::string> fields;
-  std::string rest = argument;
-  for (int k = 0; k < 3; ++k) {
-    const size_t colon = rest.rfind(':');
-    if (colon == std::string::npos) break;
-    double v = 0;
-    if (!parse_number(rest.substr(colon + 1), v)) break;
-    fields.insert(fields.begin(), rest.substr(colon + 1));
-    rest = rest.substr(0, colon);
-  }
-  in.path = rest;
+  const PathFields f = split_path_fields(argument, 3);  // FRAME, STRENGTH, CRF
+  in.path = f.path;
   LTX_CHECK(!in.path.empty(), "generate", "--image '", argument, "' names no file");
-  double v = 0;
-  if (fields.size() > 0) {
-    parse_number(fields[0], v);
-    LTX_CHECK(v == std::floor(v), "generate", "--image '", argument, "': frame ", fields[0], " is not an integer");
-    in.frame = static_cast<int64_t>(v);
+  if (!f.values.empty()) {
+    LTX_CHECK(f.values[0] == std::floor(f.values[0]), "generate", "--image '", argument, "': frame ", f.fields[0],
+              " is not an integer");
+    in.frame = static_cast<int64_t>(f.values[0]);
   }
-  if (fields.size() > 1) parse_number(fields[1], in.strength);
-  if (fields.size() > 2) {
-    parse_number(fields[2], v);
-    LTX_CHECK(v == std::floor(v), "generate", "--image '", argument, "': CRF ", fields[2], " is not an integer");
-    in.crf = static_cast<int>(v);
+  if (f.values.size() > 1) in.strength = f.values[1];
+  if (f.values.size() > 2) {
+    LTX_CHECK(f.values[2] == std::floor(f.values[2]), "generate", "--image '", argument, "': CRF ", f.fields[2],
+              " is not an integer");
+    in.crf = static_cast<int>(f.values[2]);
   }
   return in;
 }
@@ -159,8 +138,8 @@ std::function<std::vector<VideoCondition>(int64_t, int64_t)> image_conditioner(
              int64_t height, int64_t width) {
     std::vector<VideoCondition> out;
     for (size_t i = 0; i < inputs.size(); ++i)
-      out.push_back(
-          {encode_pixels(*encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength, all_keyframes});
+      out.push_back({encode_pixels(*encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength,
+                     all_keyframes ? Placement::Keyframe : Placement::ByFrame});
     return out;
   };
 }

@@ -84,12 +84,12 @@ LoraWeights::LoraWeights(ltxm::Dit& dit, std::shared_ptr<const WeightSource> che
   use_stage1();
 }
 
-void LoraWeights::use_stage1() { use(false); }
-void LoraWeights::use_stage2() { use(true); }
+void LoraWeights::use_stage1() { use(false, true); }
+void LoraWeights::use_stage2(bool with_user_loras) { use(true, with_user_loras); }
 
-void LoraWeights::use(bool with_distilled) {
+void LoraWeights::use(bool with_distilled, bool with_user_loras) {
   std::vector<ltxm::WeightedLora> set;
-  const size_t n_user = adapters_.size() - (has_distilled_ ? 1 : 0);
+  const size_t n_user = with_user_loras ? adapters_.size() - (has_distilled_ ? 1 : 0) : 0;
   for (size_t i = 0; i < n_user; ++i) set.push_back({&adapters_[i], strengths_[i]});
   if (has_distilled_ && (with_distilled || distilled_stage1_strength_))
     set.push_back({&adapters_.back(), with_distilled ? strengths_.back() : *distilled_stage1_strength_});

@@ -51,7 +51,9 @@ class LoraWeights {
               const std::string& prefix = "model.diffusion_model.", std::vector<ltxm::LoraAdapter> adapters = {});
 
   void use_stage1();  // base + --lora (+ --distilled-lora at its stage-1 strength when given)
-  void use_stage2();  // base + --lora + --distilled-lora
+  // base + --lora + --distilled-lora; without the --lora files for IC-LoRA runs (ic_lora.py's stage-2 ledger has
+  // loras=[]: the IC-LoRAs, and any other LoRA given with them, shape stage 1 only).
+  void use_stage2(bool with_user_loras = true);
 
   // The resident weight of a DiT layer by official name (for tests).
   const Tensor& weight(const std::string& module) const { return fuser_.weight(module); }
@@ -60,7 +62,7 @@ class LoraWeights {
   ltxm::LoraApplication application() const { return fuser_.application(); }
 
  private:
-  void use(bool with_distilled);
+  void use(bool with_distilled, bool with_user_loras);
 
   ltxm::DitLoraFuser fuser_;
   std::vector<ltxm::LoraAdapter> adapters_;  // the user's, then the distilled one

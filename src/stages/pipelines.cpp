@@ -92,6 +92,7 @@ AvLatents run_one_stage(ltxm::Dit& dit, const GenerationSpec& spec, const TextCo
   set_stage1_sampling(spec, s);
   s.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s.video_conditions = spec.video_conditions(spec.height, spec.width);
+  s.video_conditions.insert(s.video_conditions.end(), spec.references.begin(), spec.references.end());
   hold_audio(spec, s);
   if (spec.retake) retake_from_source(*spec.retake, s);
   if (observe) observe("sigmas", sigmas_tensor(s.sigmas));
@@ -111,6 +112,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   set_stage1_sampling(spec, s1);
   s1.noise_dtype = spec.noise_dtype;
   if (spec.video_conditions) s1.video_conditions = spec.video_conditions(spec.height / 2, spec.width / 2);
+  s1.video_conditions.insert(s1.video_conditions.end(), spec.references.begin(), spec.references.end());
   hold_audio(spec, s1);
   s1.name = "stage 1";
   const Observer o1 = prefixed(observe, "stage1.");

@@ -28,6 +28,9 @@ struct GenerationSpec {
   // Image / keyframe conditionings for a stage of the given output pixel size (the two-stage flow asks at half
   // and at full size, as ti2vid_two_stages.py encodes the images once per stage); empty: text only.
   std::function<std::vector<VideoCondition>(int64_t height, int64_t width)> video_conditions;
+  // IC-LoRA (ic_lora.py): the reference videos' conditions (Placement::Reference, encoded at the stage-1 size over
+  // the LoRAs' downscale factor), appended after the images in stage 1 only; stage 2 sees the images alone.
+  std::vector<VideoCondition> references;
   // Audio-to-video (a2vid_two_stage.py): the encoded input audio [batch, z, T, M] at the audio latent shape, held
   // fixed in every stage; stage 1 then guides the audio stream not at all (MultiModalGuiderParams()).
   Tensor audio_latent;

@@ -1,15 +1,17 @@
 // Golden-case runners for whole pipelines (components "pipeline_one_stage", "pipeline_two_stage", "pipeline_i2v",
-// "pipeline_distilled", "pipeline_two_stage_lora", "pipeline_keyframes", "pipeline_a2v", "pipeline_hq" and
-// "pipeline_retake"; tests/golden/pipeline/, made by
-// tools/reference/make_{pipeline,a2v,keyframe,hq,retake}_goldens.py): the recorded noise is replayed in draw order, and
-// every observed latent, x0, position and sigma is returned under the case's names, so each step is compared. The
-// one-stage, image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel, waveform).
+// "pipeline_distilled", "pipeline_two_stage_lora", "pipeline_keyframes", "pipeline_a2v", "pipeline_hq",
+// "pipeline_iclora" and "pipeline_retake"; tests/golden/pipeline/, made by
+// tools/reference/make_{pipeline,a2v,keyframe,hq,iclora,retake}_goldens.py): the recorded noise is replayed in draw
+// order, and every observed latent, x0, position and sigma is returned under the case's names, so each step is
+// compared. The one-stage, image-to-video and distilled-LoRA cases also decode video (frames) and audio (mel,
+// waveform).
 #include "core/error.h"
 #include "io/safetensors.h"
 #include "nn/weight_loader.h"
 #include "nn/weight_source.h"
 #include "stages/audio_input.h"
 #include "stages/av_models.h"
+#include "stages/ic_lora_input.h"
 #include "stages/image_conditioning.h"
 #include "stages/lora_weights.h"
 #include "stages/media.h"
@@ -299,6 +301,70 @@ std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision 
   return out;
 }
 
+// IC-LoRA (ltx_pipelines/ic_lora.py, tools/reference/make_iclora_goldens.py): the case's LoRA file read against the
+// bf16 checkpoint (the two-stage case's file rounded, as the reference's) and fused into stage 1 only, its
+// reference_downscale_factor read from the file's metadata, control.mov and mask.mov read and pooled as the engine's
+// generate does, the images from their recorded pixels; stage 1 on the distilled sigmas, stage 2 on the bare DiT.
+std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) {
+  const nlohmann::json& params = c.params();
+  const nlohmann::json& shared = params.at("shared_weights");
+  const auto file = [&](const char* what) {
+    return std::make_shared<const Bf16Checkpoint>(
+        open_safetensors(c.dir + "/../" + shared.at(what).get<std::string>() + "/weights.safetensors"));
+  };
+  const auto checkpoint = file("dit");
+  const nlohmann::json& ic = params.at("ic_lora");
+  const std::string lora_path = c.dir + "/" + ic.at("file").get<std::string>();
+  const LoraRequest request{.loras = {ltxm::LoraSpec{lora_path, ic.at("strength").get<float>()}}};
+  std::vector<ltxm::LoraAdapter> adapters =
+      read_loras(request, checkpoint_lora_targets(*checkpoint, "model.diffusion_model."));
+  AvModels models = load_av_models(checkpoint, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  use_reference_av_semantics(models, checkpoint, p);
+  LoraWeights lora(*models.dit, checkpoint, compute_dtype(p), request, {}, "model.diffusion_model.",
+                   std::move(adapters));
+  const auto up = load_upsampler(checkpoint, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
+  auto encoder =
+      std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(file("video_encoder"), compute_dtype(p)));
+  const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
+  GenerationSpec spec;
+  spec.frames = params.at("num_frames").get<int64_t>();
+  spec.height = params.at("height").get<int64_t>();
+  spec.width = params.at("width").get<int64_t>();
+  spec.fps = params.at("fps").get<double>();
+  spec.distilled = true;
+  std::vector<ImageConditionInput> images;
+  for (const auto& im : params.at("images"))
+    images.push_back({"", im.at("frame").get<int64_t>(), im.at("strength").get<double>(), im.at("crf").get<int>()});
+  spec.video_conditions = image_conditioner(images, encoder, [&in](size_t i, int64_t height, int64_t width) {
+    return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
+  });
+  std::map<std::string, Tensor> out;
+  const int64_t factor = read_ic_lora_metadata({lora_path}).downscale_factor;
+  const int64_t h1 = spec.height / 2, w1 = spec.width / 2, rh = h1 / factor, rw = w1 / factor;
+  const nlohmann::json& reference = params.at("reference_video");
+  const Tensor pixels =
+      load_reference_pixels(c.dir + "/" + reference.at("file").get<std::string>(), rh, rw, spec.frames);
+  const Tensor latent = encode_pixels(*encoder, pixels);
+  const std::string size = std::to_string(rh) + "x" + std::to_string(rw);
+  out["reference.0.latent." + size] = latent;
+  const nlohmann::json& mask_input = params.at("attention_mask_video");
+  const Tensor mask =
+      load_attention_mask_pixels(c.dir + "/" + mask_input.at("file").get<std::string>(), h1, w1, spec.frames);
+  out["mask.pixels"] = mask;
+  const int64_t tokens = latent.dim(2) * latent.dim(3) * latent.dim(4);
+  out["mask.latent"] = Tensor::from_floats(
+      DType::F32, {1, tokens}, attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), 1.0));
+  spec.references.push_back({latent, 0, reference.at("strength").get<double>(), Placement::Reference, factor,
+                             attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4),
+                                                    mask_input.at("strength").get<double>())});
+  NoiseReplayer noise = recorded_noise(in);
+  const TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"), {}, {}};
+  run_two_stage({*models.dit, *models.dit, up, models.video_stats, [&lora] { lora.use_stage2(false); }}, spec, text,
+                noise, collect_into(out));
+  check_replayed_all(noise);
+  return out;
+}
+
 // Audio-to-video (ltx_pipelines/a2vid_two_stage.py, tools/reference/make_a2v_goldens.py): the case's input.wav
 // read and encoded as the engine's generate does, then the two-stage flow with that audio held fixed; outputs the
 // clip (the pipeline's returned audio), its encoded latent and the final latents.
@@ -395,6 +461,7 @@ void register_pipeline_runners(ComponentRegistry& registry) {
   registry.add("pipeline_distilled", run_distilled_case);
   registry.add("pipeline_two_stage_lora", run_two_stage_lora_case);
   registry.add("pipeline_hq", run_hq_case);
+  registry.add("pipeline_iclora", run_iclora_case);
   registry.add("pipeline_retake", run_retake_case);
   registry.add("retake_masks", run_retake_masks_case);
 }

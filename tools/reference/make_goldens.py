@@ -39,6 +39,7 @@ GENERATORS = {
     "make_keyframe_goldens": ("pipeline",),
     "make_hq_goldens": ("pipeline",),
     "make_retake_goldens": ("pipeline",),
+    "make_iclora_goldens": ("pipeline",),
 }
 
 

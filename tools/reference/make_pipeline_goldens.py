@@ -273,6 +273,8 @@ def denoise_audio_video_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, 
     )
     steps.rec.add(f"{steps.prefix}positions.video", video_state.positions)
     steps.rec.add(f"{steps.prefix}positions.audio", audio_state.positions)
+    if video_state.attention_mask is not None:  # conditioning items wrapped with an attention strength (IC-LoRA)
+        steps.rec.add(f"{steps.prefix}attention_mask.video", video_state.attention_mask)
     steps.record_latents(video_state, audio_state, "initial")
     if loop is not None:
         video_state, audio_state = loop(sigmas, video_state, audio_state, stepper, steps.wrap(denoise_fn))
