@@ -46,6 +46,15 @@ struct RetakeInput {
   bool keep_video = false, keep_audio = false;
 };
 
+// IC-LoRA (ltx_pipelines ic_lora.py): a reference ("control") video, such as the depth, pose or edge video an
+// IC-LoRA given in EngineOptions::loras was trained to follow. Its first `frames` frames are read at the stage-1 size
+// divided by the LoRAs' reference_downscale_factor (their file metadata; 1 when absent), encoded and appended to
+// stage 1 as reference tokens. strength in [0, 1]: 1 keeps the reference clean, lower lets it be denoised too.
+struct ReferenceVideo {
+  std::string path;
+  double strength = 1.0;
+};
+
 enum class Mode {
   OneStage,  // the whole size in one denoising loop
   TwoStage,  // half size, x2 latent upsampler, refine at full size (needs EngineOptions::upsampler)
@@ -74,6 +83,14 @@ struct GenerateRequest {
   // Keyframe interpolation (ltx_pipelines keyframe_interpolation.py): every image, frame 0's too, is added as
   // guiding keyframe tokens instead of frame 0 replacing the first latent frame. Needs images.
   bool keyframe_interpolation = false;
+  // IC-LoRA: reference videos (needs EngineOptions::loras with the IC-LoRA); stage 2 then runs without the LoRAs.
+  // Not with audio, retake, keyframe_interpolation or the Res2s sampler.
+  std::vector<ReferenceVideo> reference_videos;
+  // How strongly the reference tokens and the generated ones attend to each other, in [0, 1]
+  // (conditioning_attention_strength); scaled per region and frame by `conditioning_mask` when given: a grey video
+  // (white: full strength) read at the stage-1 size and pooled to each reference's latent. Need reference_videos.
+  double conditioning_strength = 1.0;
+  std::string conditioning_mask;
   std::optional<AudioInput> audio;    // audio-to-video; not with audio_guidance (the audio is not denoised)
   std::optional<RetakeInput> retake;  // not with images, audio or two stages; negative prompt default ""
   Mode mode = Mode::OneStage;
@@ -97,5 +114,9 @@ void check_request(const GenerateRequest& request);
 // fields are taken only when they are numbers, so a path may hold colons. Throws ltx::Error (InvalidRequest) on a
 // malformed number; ranges are check_request's.
 ImageCondition parse_image_condition(std::string_view text);
+
+// "FILE" or "FILE:STRENGTH" (`ltx generate --video`): the trailing field is taken only when it is a number, so a
+// path may hold colons; `default_strength` without one. Ranges are check_request's.
+ReferenceVideo parse_reference_video(std::string_view text, double default_strength = 1.0);
 
 }  // namespace ltx

@@ -57,6 +57,9 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.text_embeddings = r.text_embeddings;
   s.images = to_stages(r.images);
   s.keyframe_interpolation = r.keyframe_interpolation;
+  for (const ReferenceVideo& v : r.reference_videos) s.references.push_back({v.path, v.strength});
+  s.conditioning_strength = r.conditioning_strength;
+  s.conditioning_mask = r.conditioning_mask;
   if (r.retake) {
     s.retake = r.retake->path;
     s.retake_start = r.retake->start;

@@ -1,5 +1,5 @@
-// ltx::parse_lora_file (ltx/options.hpp) and ltx::parse_image_condition (ltx/request.hpp): the argument grammars
-// the CLI and the C API share.
+// ltx::parse_lora_file (ltx/options.hpp), ltx::parse_image_condition and ltx::parse_reference_video
+// (ltx/request.hpp): the argument grammars the CLI and the C API share.
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -9,6 +9,7 @@
 #include "api/error_phase.h"
 #include "ltx/options.hpp"
 #include "ltx/request.hpp"
+#include "stages/ic_lora_input.h"
 #include "stages/image_conditioning.h"
 
 namespace ltx {
@@ -44,6 +45,13 @@ ImageCondition parse_image_condition(std::string_view text) {
   return api::in_phase(ErrorCategory::InvalidRequest, [&] {
     const stages::ImageConditionInput in = stages::parse_image_argument(std::string(text));
     return ImageCondition{in.path, in.frame, in.strength, in.crf};
+  });
+}
+
+ReferenceVideo parse_reference_video(std::string_view text, double default_strength) {
+  return api::in_phase(ErrorCategory::InvalidRequest, [&] {
+    const stages::ReferenceVideoInput in = stages::parse_reference_argument(std::string(text), default_strength);
+    return ReferenceVideo{in.path, in.strength};
   });
 }
 

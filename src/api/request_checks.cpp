@@ -6,7 +6,9 @@
 
 #include "api/convert.h"
 #include "api/error_phase.h"
+#include "io/media_read.h"
 #include "pipeline/params.h"
+#include "stages/ic_lora_input.h"
 #include "stages/image_conditioning.h"
 #include "stages/retake_input.h"
 
@@ -78,6 +80,60 @@ void retake_problems(const GenerateRequest& r, std::vector<std::string>& problem
 
 }  // namespace
 
+// IC-LoRA inputs (ic_lora.py): the reference videos and the mask readable, strengths in [0, 1], the mask's frame
+// count fitting each reference's latent frames (_downsample_mask_to_latent), modes that do not combine.
+void reference_problems(const GenerateRequest& r, std::vector<std::string>& problems) {
+  const auto unit = [](double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; };
+  if (!unit(r.conditioning_strength))
+    problems.push_back("conditioning_strength must be in [0, 1], got " + number(r.conditioning_strength));
+  if (r.reference_videos.empty()) {
+    if (!r.conditioning_mask.empty())
+      problems.push_back("conditioning_mask needs reference_videos (--video FILE): it weighs their tokens");
+    else if (unit(r.conditioning_strength) && r.conditioning_strength != 1.0)
+      problems.push_back("conditioning_strength needs reference_videos (--video FILE): it weighs their tokens");
+    return;
+  }
+  if (r.audio) problems.push_back("reference_videos (IC-LoRA) do not combine with an audio input");
+  if (r.retake) problems.push_back("reference_videos (IC-LoRA) do not combine with retake");
+  if (r.keyframe_interpolation)
+    problems.push_back("reference_videos (IC-LoRA) do not combine with keyframe_interpolation");
+  if (r.sampler == Sampler::Res2s)
+    problems.push_back("reference_videos (IC-LoRA) run the Euler sampler of ic_lora.py, not Res2s");
+  // Frame counts from the containers (io::probe_video); the decode checks them again.
+  const auto frames_of = [&](const std::string& path, const std::string& what) -> std::optional<int64_t> {
+    if (!fs::is_regular_file(path)) {
+      problems.push_back(what + " " + path + " does not exist or is not a file");
+      return std::nullopt;
+    }
+    try {
+      const std::optional<io::VideoInfo> v = io::probe_video(path);
+      if (!v || v->frames < 1) {
+        problems.push_back(what + " " + path + " holds no video frames");
+        return std::nullopt;
+      }
+      return std::min(v->frames, r.frames);  // load_video_conditioning's frame cap
+    } catch (const Error& e) {
+      problems.push_back(e.what());
+      return std::nullopt;
+    }
+  };
+  std::optional<int64_t> mask_frames;
+  if (!r.conditioning_mask.empty()) mask_frames = frames_of(r.conditioning_mask, "conditioning_mask");
+  for (size_t i = 0; i < r.reference_videos.size(); ++i) {
+    const ReferenceVideo& v = r.reference_videos[i];
+    const std::string name = "reference video " + std::to_string(i + 1);
+    if (!unit(v.strength)) problems.push_back(name + " strength must be in [0, 1], got " + number(v.strength));
+    const std::optional<int64_t> frames = frames_of(v.path, name);
+    if (!frames || !mask_frames) continue;
+    const int64_t latent = stages::reference_latent_frames(*frames);
+    if (latent > 1 && (*mask_frames < 2 || (*mask_frames - 1) % (latent - 1) != 0))
+      problems.push_back("conditioning_mask " + r.conditioning_mask + " gives " + std::to_string(*mask_frames) +
+                         " frames, but " + name + " (" + std::to_string(*frames) + " frames used) encodes to " +
+                         std::to_string(latent) + " latent frames: the mask needs 1 + k*" + std::to_string(latent - 1) +
+                         " frames, such as " + std::to_string(1 + (latent - 1) * 8));
+  }
+}
+
 GenerateRequest with_retake_source(const GenerateRequest& r) {
   if (!r.retake || !fs::is_regular_file(r.retake->path)) return r;
   stages::RetakeSource s;
@@ -136,6 +192,7 @@ std::vector<std::string> request_problems(const GenerateRequest& r) {
       problems.push_back("audio_guidance does not apply with an audio input (the given audio is held, not denoised)");
   }
   if (r.retake) retake_problems(r, problems);
+  reference_problems(r, problems);
   if (!r.replay_noise.empty() && !fs::is_regular_file(r.replay_noise))
     problems.push_back("replay_noise " + r.replay_noise + " does not exist");
   if (r.record_noise && !r.replay_noise.empty()) problems.push_back("record_noise and replay_noise exclude each other");
@@ -155,6 +212,21 @@ std::vector<std::string> engine_problems(const GenerateRequest& r, const EngineO
     problems.push_back(
         "distilled runs a distilled checkpoint on both stages; the engine's distilled_lora is for the base model's "
         "two-stage refine: use one of them");
+  if (!r.reference_videos.empty() && o.loras.empty())
+    problems.push_back("reference_videos need the IC-LoRA they condition (EngineOptions::loras, --lora FILE)");
+  if (r.reference_videos.empty() && !m.ic_lora.ic_loras.empty())
+    problems.push_back(m.ic_lora.ic_loras.front() +
+                       " is an IC-LoRA (its metadata states a reference_downscale_factor): give the reference video "
+                       "it follows (reference_videos, --video FILE)");
+  const int64_t factor = m.ic_lora.downscale_factor;
+  const int64_t stage1_height = r.mode == Mode::TwoStage ? r.height / 2 : r.height;
+  const int64_t stage1_width = r.mode == Mode::TwoStage ? r.width / 2 : r.width;
+  if (!r.reference_videos.empty() && (stage1_height % (32 * factor) != 0 || stage1_width % (32 * factor) != 0))
+    problems.push_back("the reference videos are read at the stage-1 size " + std::to_string(stage1_width) + "x" +
+                       std::to_string(stage1_height) + " / " + std::to_string(factor) +
+                       " (the IC-LoRA's reference_downscale_factor), which must be multiples of 32: give a width and "
+                       "height whose stage-1 size is a multiple of " +
+                       std::to_string(32 * factor));
   const int64_t n_blocks = m.models.dit->config().n_layers;
   for (const auto& [g, name] : {std::pair<const Guidance&, const char*>{r.video_guidance, "video_guidance"},
                                 {r.audio_guidance, "audio_guidance"}})

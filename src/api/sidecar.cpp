@@ -48,6 +48,17 @@ Json models_json(const GenerateResult& r) {
               {"lora_allow_partial", m.lora_allow_partial}};
 }
 
+// IC-LoRA: the reference videos, the attention strength and mask; null without references.
+Json ic_lora_json(const GenerateRequest& q) {
+  if (q.reference_videos.empty()) return Json(nullptr);
+  Json videos = Json::array();
+  for (const ReferenceVideo& v : q.reference_videos)
+    videos.push_back(Json{{"file", file_json(v.path)}, {"strength", v.strength}});
+  return Json{{"reference_videos", videos},
+              {"conditioning_strength", q.conditioning_strength},
+              {"conditioning_mask", file_json(q.conditioning_mask)}};
+}
+
 Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
   const GenerateRequest& q = r.request;
   return Json{{"frames", q.frames},
@@ -72,6 +83,7 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
                                          {"keep_video", q.retake->keep_video},
                                          {"keep_audio", q.retake->keep_audio}}
                                   : Json(nullptr)},
+              {"ic_lora", ic_lora_json(q)},
               {"record_noise", optional_string(q.record_noise ? files.noise_recording : std::string())},
               {"replay_noise", file_json(q.replay_noise)}};
 }

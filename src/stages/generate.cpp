@@ -151,6 +151,34 @@ GenerationSpec::Retake retake_latents(const LoadedModels& m, const GenerateReque
   return out;
 }
 
+// ic_lora.py _create_conditionings' references: each video read at the stage-1 size over the LoRAs' downscale
+// factor (at most `frames` frames), encoded, its tokens weighed by the pooled mask times the strength, by the
+// strength alone when below 1, or not at all (no attention mask).
+std::vector<VideoCondition> reference_conditions(const LoadedModels& m, const GenerateRequest& r,
+                                                 const video_vae::VideoEncoder& encoder) {
+  const int64_t factor = m.ic_lora.downscale_factor;
+  const int64_t height = r.two_stage ? r.height / 2 : r.height, width = r.two_stage ? r.width / 2 : r.width;
+  LTX_CHECK(height % (32 * factor) == 0 && width % (32 * factor) == 0, "ic-lora", "the reference videos are read at ",
+            width, "x", height, " (the stage-1 size) / ", factor,
+            " (the IC-LoRA's reference_downscale_factor), which must be multiples of 32: choose a size whose stage 1 "
+            "is a multiple of ",
+            32 * factor);
+  Tensor mask;
+  if (!r.conditioning_mask.empty()) mask = load_attention_mask_pixels(r.conditioning_mask, height, width, r.frames);
+  std::vector<VideoCondition> out;
+  for (const ReferenceVideoInput& ref : r.references) {
+    const Tensor latent =
+        encode_pixels(encoder, load_reference_pixels(ref.path, height / factor, width / factor, r.frames));
+    VideoCondition c{latent, 0, ref.strength, Placement::Reference, factor, {}};
+    if (mask.defined())
+      c.attention = attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), r.conditioning_strength);
+    else if (r.conditioning_strength < 1.0)
+      c.attention = {static_cast<float>(r.conditioning_strength)};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
                                const std::optional<AudioClip>& clip, const std::optional<RetakeSource>& source) {
   // res_2s is the HQ pipeline's sampler, and brings its defaults.
@@ -180,8 +208,12 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
   if (source)
     spec.retake = in_category(ErrorCategory::InvalidRequest, [&] { return retake_latents(m, r, *source, items); });
   if (source && r.steps == 0 && !r.distilled) spec.steps = kRetakeSteps;
+  std::shared_ptr<const video_vae::VideoEncoder> encoder;
+  if (!r.images.empty() || !r.references.empty())
+    encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
+  if (!r.references.empty())
+    spec.references = in_category(ErrorCategory::InvalidRequest, [&] { return reference_conditions(m, r, *encoder); });
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
-    auto encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
     spec.video_conditions = image_conditioner(
         r.images, encoder,
         [images = r.images](size_t i, int64_t h, int64_t w) {
@@ -296,8 +328,9 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
     clock.start("encode video");
     source = in_category(ErrorCategory::InvalidRequest, [&] { return read_retake_source(r.retake); });
   }
+  if (!r.references.empty()) clock.start("encode video");  // IC-LoRA references: read and encoded up front
   GenerationSpec spec = generation_spec(m, r, items, clip, source);
-  if (clip || source) clock.stop();
+  if (clip || source || !r.references.empty()) clock.stop();
   const std::optional<MemoryPlan> memory = plan_run_memory(m, r, spec, items);
   if (memory) {
     report.memory_plan = memory->describe();
@@ -335,11 +368,12 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   clock.start("denoise");
   const Observer steps = progress_observer(progress);
   AvLatents latents = r.two_stage ? run_two_stage({*models.dit, *models.dit, *m.upsampler, models.video_stats,
-                                                   [&m, &memory] {
+                                                   [&m, &memory, &r] {
                                                      // The upsampler's phase ends before stage 2.
                                                      if (memory && !memory->all_resident)
                                                        m.upsampler->drop_weight_pages();
-                                                     if (m.lora) m.lora->use_stage2();
+                                                     // IC-LoRA: stage 2 without the --lora files (ic_lora.py).
+                                                     if (m.lora) m.lora->use_stage2(r.references.empty());
                                                    }},
                                                   spec, text, noise, steps)
                                   : run_one_stage(*models.dit, spec, text, noise, steps);

@@ -12,6 +12,7 @@
 #include "pipeline/params.h"
 #include "stages/av_stage.h"
 #include "stages/denoise.h"
+#include "stages/ic_lora_input.h"
 #include "stages/image_conditioning.h"
 #include "stages/loaded_models.h"
 #include "stages/progress.h"
@@ -35,6 +36,13 @@ struct GenerateRequest {
   std::string text_embeddings;
   std::vector<ImageConditionInput> images;  // frame 0 by latent replacement, others as keyframes
   bool keyframe_interpolation = false;      // every image as keyframe tokens (keyframe_interpolation.py)
+  // IC-LoRA (ic_lora.py): reference videos read at the stage-1 size over the LoRAs' reference_downscale_factor,
+  // at most `frames` frames, appended to stage 1 after the images; stage 2 then runs without the --lora files.
+  // `conditioning_strength` weighs the attention between them and the generated tokens (1: no mask), scaled per
+  // region and frame by the grey `conditioning_mask` video when given (read at the stage-1 size).
+  std::vector<ReferenceVideoInput> references;
+  double conditioning_strength = 1.0;
+  std::string conditioning_mask;
   // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s, encoded and held fixed;
   // the output carries that clip. Empty: text-to-audio-and-video.
   std::string audio;

@@ -164,6 +164,9 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   std::vector<ltxm::LoraAdapter> adapters;
   if (!f.loras.empty() || f.distilled_lora)
     adapters = read_loras(lora_request, checkpoint_lora_targets(*dit_weights, dit_root));
+  std::vector<std::string> lora_paths;
+  for (const ltxm::LoraSpec& l : f.loras) lora_paths.push_back(l.path);
+  m->ic_lora = read_ic_lora_metadata(lora_paths);
   m->models = load_av_models(m->checkpoint, f.compute, {.dit = !dit});
   if (dit) {
     check_dit_fits(*dit, m->models, f);

@@ -12,6 +12,7 @@
 #include "models/ltx/dit/lora.h"
 #include "models/ltx/upsampler/upsampler.h"
 #include "stages/av_models.h"
+#include "stages/ic_lora_input.h"
 #include "stages/lora_weights.h"
 #include "stages/memory_plan.h"
 #include "stages/progress.h"
@@ -49,6 +50,7 @@ struct LoadedModels {
   std::optional<upsampler::LatentUpsampler> upsampler;
   std::unique_ptr<PromptEncoder> encoder;  // null without a text encoder
   std::unique_ptr<LoraWeights> lora;       // after `models`: it refers to their DiT; null without LoRAs
+  IcLoraMetadata ic_lora;                  // the --lora files' reference_downscale_factor (IC-LoRAs)
   PhaseWeights weight_bytes;               // what each phase of a run reads from the files (memory_plan.h)
   ProgressReporter* progress = nullptr;    // the current call's, for the LoRA fusion lines
 };

@@ -22,6 +22,8 @@ const char* const kGenerateUsage =
     "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
     "                    [--retake FILE --start S --end E [--retake-keep-video] [--retake-keep-audio]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
+    "                    [--video FILE[:STRENGTH]]... [--video-strength S] [--conditioning-mask FILE]\n"
+    "                    [--conditioning-strength S] (IC-LoRA: reference videos for the --lora IC-LoRA)\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
     "                    [--dit FILE|DIR [--dit-config FILE]] [--lora FILE[:STRENGTH]]... [--lora-allow-partial]\n"
     "                    [--distilled-lora FILE[:STRENGTH] [--distilled-lora-stage1 STRENGTH]] [--distilled]\n"
@@ -89,6 +91,8 @@ struct Parser {
   GenerateOptions& o;
   bool& json_sidecar;
   bool& two_stage;
+  std::vector<std::string> videos;  // --video arguments, read once --video-strength (their default) is known
+  double video_strength = 1.0;
 
   // `a` is one of takes_value's options.
   void take(const std::string& a, const std::string& v) {
@@ -159,6 +163,14 @@ struct Parser {
       r.audio_guidance.skip_step = static_cast<int>(whole_number(kCommand, a, v, 0, 1000000));
     else if (a == "--image")
       r.images.push_back(parse_image_condition(v));
+    else if (a == "--video")
+      videos.push_back(v);
+    else if (a == "--video-strength")
+      video_strength = finite_number(a, v);
+    else if (a == "--conditioning-mask")
+      r.conditioning_mask = v;
+    else if (a == "--conditioning-strength")
+      r.conditioning_strength = finite_number(a, v);
     else if (a == "--audio")
       audio().path = v;
     else if (a == "--audio-start")
@@ -219,7 +231,8 @@ bool takes_value(const std::string& a) {
       "--text-embeddings", "--prompt", "--prompts-file", "--batch", "--negative-prompt", "--output", "-o",
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
-      "--audio-skip-step", "--sampler", "--image", "--audio", "--audio-start", "--audio-max-duration", "--retake",
+      "--audio-skip-step", "--sampler", "--image", "--video", "--video-strength", "--conditioning-mask",
+      "--conditioning-strength", "--audio", "--audio-start", "--audio-max-duration", "--retake",
       "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
@@ -238,6 +251,8 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage, co
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
   if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
+  if (given.count("--video-strength") && r.reference_videos.empty())
+    problems.push_back("--video-strength needs --video FILE (the IC-LoRA's reference video)");
   if (r.retake && r.retake->path.empty()) problems.push_back("--start, --end and --retake-keep-* need --retake FILE");
   if (r.retake && !r.retake->path.empty() && (!given.count("--start") || !given.count("--end")))
     problems.push_back("--retake needs --start S and --end S (seconds of the clip to regenerate)");
@@ -274,6 +289,8 @@ GenerateOptions parse_generate_options(Args args) {
     }
   }
   if (o.help) return o;
+  for (const std::string& v : parser.videos)
+    o.request.reference_videos.push_back(parse_reference_video(v, parser.video_strength));
   o.request.mode = two_stage ? Mode::TwoStage : Mode::OneStage;
   if (!two_stage) o.engine.upsampler.clear();  // loaded for two-stage runs only
   o.default_model = names_no_model(o.engine) && o.request.text_embeddings.empty();
