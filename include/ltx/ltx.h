@@ -75,6 +75,12 @@ ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double 
  * keep_video / keep_audio (0 or 1) regenerate nothing of that stream. */
 ltx_status ltx_request_set_retake(ltx_request* request, const char* path, double start, double end, int keep_video,
                                   int keep_audio);
+/* IC-LoRA: a reference ("control") video for the engine's IC-LoRA (ltx_engine_options "lora"), strength in [0, 1]
+ * (1: kept clean); call once per video. */
+ltx_status ltx_request_add_reference_video(ltx_request* request, const char* path, double strength);
+/* IC-LoRA: how strongly the reference tokens and the generated ones attend to each other, in [0, 1]; mask_path (NULL:
+ * none) a grey video scaling it per region and frame. */
+ltx_status ltx_request_set_conditioning(ltx_request* request, double strength, const char* mask_path);
 ltx_status ltx_request_set_mode(ltx_request* request, ltx_mode mode);
 /* LTX_EULER (default) or LTX_RES2S: the HQ pipeline's second-order sampler, two DiT evaluations per step. */
 ltx_status ltx_request_set_sampler(ltx_request* request, ltx_sampler sampler);

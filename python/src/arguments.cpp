@@ -35,11 +35,17 @@ T number_of(nb::handle h, const std::string& what) {
 }
 
 // A path (strength 1) or a (path, strength) tuple. Plain strings are paths: no "FILE:STRENGTH" parsing.
-LoraFile lora_of(nb::handle h, const std::string& what) {
-  if (!nb::isinstance<nb::tuple>(h)) return {path_of(h, what), 1.0f};
+template <class Strength>
+std::pair<std::string, Strength> path_and_strength(nb::handle h, const std::string& what) {
+  if (!nb::isinstance<nb::tuple>(h)) return {path_of(h, what), Strength{1}};
   const std::vector<nb::handle> t = items_of(h);
   if (t.size() != 2) throw nb::type_error((what + " must be a path or a (path, strength) tuple").c_str());
-  return {path_of(t[0], what + " path"), number_of<float>(t[1], what + " strength")};
+  return {path_of(t[0], what + " path"), number_of<Strength>(t[1], what + " strength")};
+}
+
+LoraFile lora_of(nb::handle h, const std::string& what) {
+  auto [path, strength] = path_and_strength<float>(h, what);
+  return {std::move(path), strength};
 }
 
 // retake={"path": ..., "start": s, "end": s, "keep_video": bool, "keep_audio": bool} (path, start and end required).
@@ -198,6 +204,17 @@ GenerateRequest to_request(std::vector<std::string> prompts, int64_t batch, cons
   r.keyframe_interpolation = a.keyframe_interpolation;
   if (a.audio) r.audio = AudioInput{*a.audio, a.audio_start, a.audio_max_duration};
   if (!a.retake.is_none()) r.retake = retake_of(a.retake);
+  if (!a.reference_videos.is_none()) {
+    if (!nb::isinstance<nb::list>(a.reference_videos))
+      throw nb::type_error("reference_videos must be a list of paths or (path, strength) tuples");
+    size_t i = 0;
+    for (nb::handle h : nb::borrow<nb::list>(a.reference_videos)) {
+      auto [path, strength] = path_and_strength<double>(h, "reference_videos[" + std::to_string(i++) + "]");
+      r.reference_videos.push_back({std::move(path), strength});
+    }
+  }
+  r.conditioning_strength = a.conditioning_strength;
+  if (a.conditioning_mask) r.conditioning_mask = a.conditioning_mask->string();
   return r;
 }
 

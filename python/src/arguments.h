@@ -52,7 +52,10 @@ struct RequestArgs {
   std::optional<std::string> audio;  // audio-to-video: the file, as --audio
   double audio_start = 0.0;
   std::optional<double> audio_max_duration;
-  nanobind::object retake;  // None or {"path", "start", "end"[, "keep_video", "keep_audio"]}
+  nanobind::object retake;            // None or {"path", "start", "end"[, "keep_video", "keep_audio"]}
+  nanobind::object reference_videos;  // IC-LoRA: None or a list of paths and (path, strength) tuples, as --video
+  double conditioning_strength = 1.0;
+  Path conditioning_mask;
 };
 
 // With `default_model`, frames, height, width and steps not given take embedded_default_request()'s values (as

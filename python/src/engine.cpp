@@ -64,7 +64,8 @@ auto request_options() {
       nb::arg("audio_modality") = nb::none(), nb::arg("video_skip_step") = nb::none(),
       nb::arg("audio_skip_step") = nb::none(), nb::arg("sampler") = "euler", nb::arg("keyframe_interpolation") = false,
       nb::arg("audio") = nb::none(), nb::arg("audio_start") = 0.0, nb::arg("audio_max_duration") = nb::none(),
-      nb::arg("retake") = nb::none(), nb::arg("progress") = nb::none());
+      nb::arg("retake") = nb::none(), nb::arg("reference_videos") = nb::none(), nb::arg("conditioning_strength") = 1.0,
+      nb::arg("conditioning_mask") = nb::none(), nb::arg("progress") = nb::none());
 }
 
 using OptInt = std::optional<int64_t>;
@@ -82,7 +83,8 @@ auto with_request_options(Finish finish) {
                OptFloat modality, OptBlocks stg_blocks, OptFloat audio_cfg, OptFloat audio_stg, OptFloat audio_rescale,
                OptFloat audio_modality, std::optional<int> video_skip_step, std::optional<int> audio_skip_step,
                std::string sampler, bool keyframe_interpolation, std::optional<std::string> audio, double audio_start,
-               std::optional<double> audio_max_duration, nb::object retake, nb::object progress) {
+               std::optional<double> audio_max_duration, nb::object retake, nb::object reference_videos,
+               double conditioning_strength, Path conditioning_mask, nb::object progress) {
         const RequestArgs args{.negative_prompt = std::move(negative_prompt),
                                .width = width,
                                .height = height,
@@ -109,7 +111,10 @@ auto with_request_options(Finish finish) {
                                .audio = std::move(audio),
                                .audio_start = audio_start,
                                .audio_max_duration = audio_max_duration,
-                               .retake = std::move(retake)};
+                               .retake = std::move(retake),
+                               .reference_videos = std::move(reference_videos),
+                               .conditioning_strength = conditioning_strength,
+                               .conditioning_mask = std::move(conditioning_mask)};
         return finish(self, std::move(head)..., args, std::move(progress));
       };
 }
@@ -121,7 +126,9 @@ constexpr const char* kGenerateDoc =
     "both streams. `sampler`: \"euler\" or \"res2s\" (the HQ pipeline's). `keyframe_interpolation`: every image "
     "as a guiding keyframe. `audio`: an audio file to generate the video to (audio_start, audio_max_duration in "
     "seconds). `retake`: {\"path\", \"start\", \"end\"[, \"keep_video\", \"keep_audio\"]} regenerates that "
-    "window of a video file and keeps the rest. `progress`: a callable given an ltx.Progress for each stage begin, "
+    "window of a video file and keeps the rest. `reference_videos`: IC-LoRA control videos (paths or (path, strength) "
+    "tuples) for the engine's IC-LoRA, `conditioning_strength` and `conditioning_mask` (a grey video) weighing "
+    "their attention. `progress`: a callable given an ltx.Progress for each stage begin, "
     "step, end and note, called on "
     "the engine's thread; an exception it raises ends the call and reaches the caller. Ctrl-C cancels the call "
     "(KeyboardInterrupt); the engine stays usable. Other Python threads run meanwhile.";

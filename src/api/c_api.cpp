@@ -347,6 +347,24 @@ ltx_status ltx_request_set_retake(ltx_request* request, const char* path, double
   });
 }
 
+ltx_status ltx_request_add_reference_video(ltx_request* request, const char* path, double strength) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    const char* p = need(path, fn, "path");
+    reject_nan(fn, "reference video strength", strength);
+    r.reference_videos.push_back(ltx::ReferenceVideo{p, strength});
+  });
+}
+
+ltx_status ltx_request_set_conditioning(ltx_request* request, double strength, const char* mask_path) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    reject_nan(fn, "conditioning strength", strength);
+    r.conditioning_strength = strength;
+    r.conditioning_mask = mask_path != nullptr ? mask_path : "";
+  });
+}
+
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf) {
   return guard(__func__, [&](const char* fn) {
     ltx::GenerateRequest& r = need(request, fn, "request").request;

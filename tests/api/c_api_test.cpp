@@ -145,6 +145,8 @@ TEST(CApi, NullArgumentsAreInvalidRequestsNamingTheArgument) {
   expect_invalid(ltx_request_add_prompt(q, nullptr), "prompt");
   expect_invalid(ltx_request_set_negative_prompt(q, nullptr), "prompt");
   expect_invalid(ltx_request_add_image(q, nullptr, 0, 1.0, 33), "path");
+  expect_invalid(ltx_request_add_reference_video(q, nullptr, 1.0), "path");
+  expect_invalid(ltx_request_set_conditioning(nullptr, 1.0, nullptr), "request");
 
   // A failed call sets *out to NULL whatever it held.
   ltx_engine* engine = not_null<ltx_engine>();

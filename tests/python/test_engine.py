@@ -237,6 +237,9 @@ ABSENT_PNG = "/nonexistent/cat.png"
         (dict(keyframe_interpolation=True), ["keyframe_interpolation needs images"]),
         (dict(retake=dict(path=ABSENT_PNG, start=0.5, end=0.2)), ["retake", "0 <= start < end", "does not exist"]),
         (dict(audio=ABSENT_PNG), ["audio", "does not exist"]),
+        (dict(reference_videos=[(ABSENT_PNG, 0.5)], conditioning_strength=0.5),
+         ["reference video 1", "does not exist", "need the IC-LoRA"]),
+        (dict(conditioning_mask=ABSENT_PNG), ["conditioning_mask needs reference_videos"]),
     ],
 )
 def test_request_options_reach_the_engine(engine, options, words):
