@@ -78,8 +78,6 @@ void retake_problems(const GenerateRequest& r, std::vector<std::string>& problem
   }
 }
 
-}  // namespace
-
 // IC-LoRA inputs (ic_lora.py): the reference videos and the mask readable, strengths in [0, 1], the mask's frame
 // count fitting each reference's latent frames (_downsample_mask_to_latent), modes that do not combine.
 void reference_problems(const GenerateRequest& r, std::vector<std::string>& problems) {
@@ -98,41 +96,53 @@ void reference_problems(const GenerateRequest& r, std::vector<std::string>& prob
   if (r.keyframe_interpolation)
     problems.push_back("reference_videos (IC-LoRA) do not combine with keyframe_interpolation");
   if (r.sampler == Sampler::Res2s)
-    problems.push_back("reference_videos (IC-LoRA) run the Euler sampler of ic_lora.py, not Res2s");
-  // Frame counts from the containers (io::probe_video); the decode checks them again.
-  const auto frames_of = [&](const std::string& path, const std::string& what) -> std::optional<int64_t> {
+    problems.push_back(
+        "reference_videos (IC-LoRA) with the Res2s sampler are not checked against the reference (ic_lora.py runs "
+        "Euler): use the Euler sampler");
+  // Frame counts and sizes from the containers (io::probe_video); the decode checks the counts again.
+  const auto probe = [&](const std::string& path, const std::string& what) -> std::optional<io::VideoInfo> {
     if (!fs::is_regular_file(path)) {
       problems.push_back(what + " " + path + " does not exist or is not a file");
       return std::nullopt;
     }
     try {
-      const std::optional<io::VideoInfo> v = io::probe_video(path);
+      std::optional<io::VideoInfo> v = io::probe_video(path);
       if (!v || v->frames < 1) {
         problems.push_back(what + " " + path + " holds no video frames");
         return std::nullopt;
       }
-      return std::min(v->frames, r.frames);  // load_video_conditioning's frame cap
+      v->frames = std::min(v->frames, r.frames);  // load_video_conditioning's frame cap
+      return v;
     } catch (const Error& e) {
       problems.push_back(e.what());
       return std::nullopt;
     }
   };
-  std::optional<int64_t> mask_frames;
-  if (!r.conditioning_mask.empty()) mask_frames = frames_of(r.conditioning_mask, "conditioning_mask");
+  std::optional<io::VideoInfo> mask;
+  if (!r.conditioning_mask.empty()) mask = probe(r.conditioning_mask, "conditioning_mask");
   for (size_t i = 0; i < r.reference_videos.size(); ++i) {
     const ReferenceVideo& v = r.reference_videos[i];
     const std::string name = "reference video " + std::to_string(i + 1);
     if (!unit(v.strength)) problems.push_back(name + " strength must be in [0, 1], got " + number(v.strength));
-    const std::optional<int64_t> frames = frames_of(v.path, name);
-    if (!frames || !mask_frames) continue;
-    const int64_t latent = stages::reference_latent_frames(*frames);
-    if (latent > 1 && (*mask_frames < 2 || (*mask_frames - 1) % (latent - 1) != 0))
-      problems.push_back("conditioning_mask " + r.conditioning_mask + " gives " + std::to_string(*mask_frames) +
-                         " frames, but " + name + " (" + std::to_string(*frames) + " frames used) encodes to " +
+    const std::optional<io::VideoInfo> video = probe(v.path, name);
+    if (!video || !mask) continue;
+    const int64_t latent = stages::reference_latent_frames(video->frames);
+    if (!stages::mask_frames_fit(mask->frames, latent))
+      problems.push_back("conditioning_mask " + r.conditioning_mask + " gives " + std::to_string(mask->frames) +
+                         " frames, but " + name + " (" + std::to_string(video->frames) + " frames used) encodes to " +
                          std::to_string(latent) + " latent frames: the mask needs 1 + k*" + std::to_string(latent - 1) +
                          " frames, such as " + std::to_string(1 + (latent - 1) * 8));
+    // Both are resized to cover the stage-1 size and centre-cropped: only equal aspect ratios keep them aligned.
+    const double a = static_cast<double>(mask->width) * static_cast<double>(video->height);
+    const double b = static_cast<double>(video->width) * static_cast<double>(mask->height);
+    if (std::abs(a - b) > 0.01 * std::max(a, b))
+      problems.push_back("conditioning_mask " + r.conditioning_mask + " is " + std::to_string(mask->width) + "x" +
+                         std::to_string(mask->height) + " but " + name + " is " + std::to_string(video->width) + "x" +
+                         std::to_string(video->height) +
+                         ": both are cropped to the output's shape, so the mask needs the reference's aspect ratio");
   }
 }
+}  // namespace
 
 GenerateRequest with_retake_source(const GenerateRequest& r) {
   if (!r.retake || !fs::is_regular_file(r.retake->path)) return r;
@@ -218,15 +228,12 @@ std::vector<std::string> engine_problems(const GenerateRequest& r, const EngineO
     problems.push_back(m.ic_lora.ic_loras.front() +
                        " is an IC-LoRA (its metadata states a reference_downscale_factor): give the reference video "
                        "it follows (reference_videos, --video FILE)");
-  const int64_t factor = m.ic_lora.downscale_factor;
-  const int64_t stage1_height = r.mode == Mode::TwoStage ? r.height / 2 : r.height;
-  const int64_t stage1_width = r.mode == Mode::TwoStage ? r.width / 2 : r.width;
-  if (!r.reference_videos.empty() && (stage1_height % (32 * factor) != 0 || stage1_width % (32 * factor) != 0))
-    problems.push_back("the reference videos are read at the stage-1 size " + std::to_string(stage1_width) + "x" +
-                       std::to_string(stage1_height) + " / " + std::to_string(factor) +
-                       " (the IC-LoRA's reference_downscale_factor), which must be multiples of 32: give a width and "
-                       "height whose stage-1 size is a multiple of " +
-                       std::to_string(32 * factor));
+  const bool two = r.mode == Mode::TwoStage;
+  if (!r.reference_videos.empty())
+    if (std::string p = stages::reference_size_problem(two ? r.height / 2 : r.height, two ? r.width / 2 : r.width,
+                                                       m.ic_lora.downscale_factor);
+        !p.empty())
+      problems.push_back(std::move(p));
   const int64_t n_blocks = m.models.dit->config().n_layers;
   for (const auto& [g, name] : {std::pair<const Guidance&, const char*>{r.video_guidance, "video_guidance"},
                                 {r.audio_guidance, "audio_guidance"}})

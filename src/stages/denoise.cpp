@@ -17,8 +17,9 @@ using ltxm::Perturbation;
 using ltxm::PerturbationSpec;
 using ltxm::SamplePerturbations;
 
-// Concatenates tensors of equal trailing shape along axis 0 (f32).
+// Concatenates tensors of equal trailing shape along axis 0 (f32); one f32 part is returned as it is.
 Tensor concat_batch(const std::vector<Tensor>& parts) {
+  if (parts.size() == 1 && parts.front().dtype() == DType::F32 && parts.front().is_contiguous()) return parts.front();
   Shape shape = parts.front().shape();
   std::vector<float> v;
   for (const Tensor& t : parts) {

@@ -151,34 +151,6 @@ GenerationSpec::Retake retake_latents(const LoadedModels& m, const GenerateReque
   return out;
 }
 
-// ic_lora.py _create_conditionings' references: each video read at the stage-1 size over the LoRAs' downscale
-// factor (at most `frames` frames), encoded, its tokens weighed by the pooled mask times the strength, by the
-// strength alone when below 1, or not at all (no attention mask).
-std::vector<VideoCondition> reference_conditions(const LoadedModels& m, const GenerateRequest& r,
-                                                 const video_vae::VideoEncoder& encoder) {
-  const int64_t factor = m.ic_lora.downscale_factor;
-  const int64_t height = r.two_stage ? r.height / 2 : r.height, width = r.two_stage ? r.width / 2 : r.width;
-  LTX_CHECK(height % (32 * factor) == 0 && width % (32 * factor) == 0, "ic-lora", "the reference videos are read at ",
-            width, "x", height, " (the stage-1 size) / ", factor,
-            " (the IC-LoRA's reference_downscale_factor), which must be multiples of 32: choose a size whose stage 1 "
-            "is a multiple of ",
-            32 * factor);
-  Tensor mask;
-  if (!r.conditioning_mask.empty()) mask = load_attention_mask_pixels(r.conditioning_mask, height, width, r.frames);
-  std::vector<VideoCondition> out;
-  for (const ReferenceVideoInput& ref : r.references) {
-    const Tensor latent =
-        encode_pixels(encoder, load_reference_pixels(ref.path, height / factor, width / factor, r.frames));
-    VideoCondition c{latent, 0, ref.strength, Placement::Reference, factor, {}};
-    if (mask.defined())
-      c.attention = attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), r.conditioning_strength);
-    else if (r.conditioning_strength < 1.0)
-      c.attention = {static_cast<float>(r.conditioning_strength)};
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
 GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
                                const std::optional<AudioClip>& clip, const std::optional<RetakeSource>& source) {
   // res_2s is the HQ pipeline's sampler, and brings its defaults.
@@ -211,8 +183,17 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
   std::shared_ptr<const video_vae::VideoEncoder> encoder;
   if (!r.images.empty() || !r.references.empty())
     encoder = std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(m.checkpoint, m.files.compute));
-  if (!r.references.empty())
-    spec.references = in_category(ErrorCategory::InvalidRequest, [&] { return reference_conditions(m, r, *encoder); });
+  if (!r.references.empty()) {
+    const ReferenceRequest refs{r.references,
+                                r.conditioning_strength,
+                                r.conditioning_mask,
+                                r.two_stage ? r.height / 2 : r.height,
+                                r.two_stage ? r.width / 2 : r.width,
+                                r.frames,
+                                m.ic_lora.downscale_factor,
+                                m.files.compute};
+    spec.references = in_category(ErrorCategory::InvalidRequest, [&] { return reference_conditions(*encoder, refs); });
+  }
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
     spec.video_conditions = image_conditioner(
         r.images, encoder,

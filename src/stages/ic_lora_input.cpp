@@ -53,6 +53,53 @@ Tensor load_reference_pixels(const std::string& path, int64_t height, int64_t wi
 
 int64_t reference_latent_frames(int64_t pixel_frames) { return pixel_frames < 1 ? 0 : (pixel_frames - 1) / 8 + 1; }
 
+bool mask_frames_fit(int64_t mask_frames, int64_t latent_frames) {
+  return latent_frames == 1 || (mask_frames > 1 && (mask_frames - 1) % (latent_frames - 1) == 0);
+}
+
+std::string reference_size_problem(int64_t stage1_height, int64_t stage1_width, int64_t factor) {
+  if (stage1_height % (32 * factor) == 0 && stage1_width % (32 * factor) == 0) return {};
+  return "the reference videos are read at the stage-1 size " + std::to_string(stage1_width) + "x" +
+         std::to_string(stage1_height) + " / " + std::to_string(factor) +
+         " (the IC-LoRA's reference_downscale_factor), which must be multiples of 32: give a width and height whose "
+         "stage-1 size is a multiple of " +
+         std::to_string(32 * factor);
+}
+
+std::vector<VideoCondition> reference_conditions(const video_vae::VideoEncoder& encoder, const ReferenceRequest& r) {
+  const std::string size = reference_size_problem(r.height, r.width, r.downscale_factor);
+  LTX_CHECK(size.empty(), "ic-lora", size);
+  const int64_t f = r.downscale_factor;
+  std::vector<Tensor> pixels;
+  for (const ReferenceVideoInput& v : r.videos) {
+    Tensor p = load_reference_pixels(v.path, r.height / f, r.width / f, r.frames);
+    const int64_t keep = (p.dim(2) - 1) / 8 * 8 + 1;  // VideoEncoder.forward drops the frames past 8k+1
+    pixels.push_back(keep == p.dim(2) ? std::move(p) : p.slice(2, 0, keep).contiguous());
+  }
+  Tensor mask;
+  if (!r.mask.empty()) {
+    mask = load_attention_mask_pixels(r.mask, r.height, r.width, r.frames);
+    for (size_t i = 0; i < pixels.size(); ++i) {
+      const int64_t latent = reference_latent_frames(pixels[i].dim(2));
+      LTX_CHECK(mask_frames_fit(mask.dim(2), latent), "ic-lora", "the conditioning mask ", r.mask, " has ", mask.dim(2),
+                " frames but ", r.videos[i].path, " encodes to ", latent, " latent frames: the mask needs 1 + k*",
+                latent - 1, " frames, such as ", 1 + (latent - 1) * 8);
+    }
+  }
+  std::vector<VideoCondition> out;
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    const Tensor latent = encode_pixels(encoder, pixels[i]);
+    VideoCondition c{latent, 0, r.videos[i].strength, Placement::Reference, f, {}};
+    if (mask.defined())
+      c.attention = attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), r.conditioning_strength);
+    else if (r.conditioning_strength < 1.0)
+      c.attention = {r.compute == DType::BF16 ? bf16(static_cast<float>(r.conditioning_strength))
+                                              : static_cast<float>(r.conditioning_strength)};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 Tensor load_attention_mask_pixels(const std::string& path, int64_t height, int64_t width, int64_t frame_cap) {
   const Tensor rgb = video_pixels(path, height, width, frame_cap, "conditioning mask");  // f32 (x / 127.5 - 1)
   const int64_t frames = rgb.dim(2), n = frames * height * width;
@@ -74,10 +121,9 @@ std::vector<float> attention_mask_weights(const Tensor& mask, int64_t frames, in
             "a conditioning mask must be [1, 1, F, H, W], got ", mask.shape().str());
   const int64_t f_pix = mask.dim(2), ih = mask.dim(3), iw = mask.dim(4);
   // ic_lora.py asserts (F_pix - 1) % (F_lat - 1) == 0; one mask frame for several latent frames gives too few values.
-  const bool fits = frames == 1 || (f_pix > 1 && (f_pix - 1) % (frames - 1) == 0);
-  LTX_CHECK(fits, "ic-lora", "the conditioning mask has ", f_pix, " frames but the reference video has ", frames,
-            " latent frames: the mask needs 1 + k*", frames - 1, " frames (", frames == 1 ? 1 : 1 + (frames - 1) * 8,
-            " for a reference of that length)");
+  LTX_CHECK(mask_frames_fit(f_pix, frames), "ic-lora", "the conditioning mask has ", f_pix,
+            " frames but the reference video has ", frames, " latent frames: the mask needs 1 + k*", frames - 1,
+            " frames (", frames == 1 ? 1 : 1 + (frames - 1) * 8, " for a reference of that length)");
   const std::vector<float> m = mask.to_floats();
   // Area interpolation per frame: f32 sums, one rounding to bf16 (torch's bf16 adaptive_avg_pool2d).
   std::vector<float> pooled(static_cast<size_t>(f_pix * height * width));

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "models/ltx/video_vae/video_vae.h"
+#include "stages/conditioning.h"
 
 namespace ltx::stages {
 
@@ -27,6 +29,29 @@ Tensor load_reference_pixels(const std::string& path, int64_t height, int64_t wi
 // The latent frames the video VAE encoder makes of `pixel_frames` frames: it drops the last (F - 1) % 8 first
 // (video_vae.py VideoEncoder.forward).
 int64_t reference_latent_frames(int64_t pixel_frames);
+
+// Whether a mask of `mask_frames` frames pools to `latent_frames` (_downsample_mask_to_latent: 1 + k·(F_lat − 1)).
+bool mask_frames_fit(int64_t mask_frames, int64_t latent_frames);
+
+// Why a stage-1 size cannot hold references at this downscale factor (they are read at the stage-1 size / factor,
+// which the VAE needs in multiples of 32), or empty.
+std::string reference_size_problem(int64_t stage1_height, int64_t stage1_width, int64_t factor);
+
+// ic_lora.py _create_conditionings' references for one stage-1 size.
+struct ReferenceRequest {
+  std::vector<ReferenceVideoInput> videos;
+  double conditioning_strength = 1.0;  // the attention weight (conditioning_attention_strength)
+  std::string mask;                    // the conditioning mask video, or empty
+  int64_t height = 0, width = 0;       // the stage-1 size
+  int64_t frames = 0;                  // the frame cap (the request's frame count)
+  int64_t downscale_factor = 1;        // the IC-LoRAs' reference_downscale_factor
+  DType compute = DType::F32;          // the run's latent dtype: a scalar weight is held in it, as resolve_cross_mask
+};
+
+// Every video (and the mask) read and checked first, then each encoded (its frames past 8k+1 dropped, as the encoder
+// does) into a Placement::Reference condition whose tokens are weighed by the pooled mask times the strength, by the
+// strength alone when below 1, or not at all.
+std::vector<VideoCondition> reference_conditions(const video_vae::VideoEncoder& encoder, const ReferenceRequest& r);
 
 // _load_mask_video: the mask file's first `frame_cap` frames at height x width as load_video_conditioning reads them,
 // the channels' mean remapped from [-1, 1] to [0, 1] and clamped: [1, 1, F, height, width]. ic_lora.py computes it in

@@ -339,24 +339,27 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
     return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
   });
   std::map<std::string, Tensor> out;
-  const int64_t factor = read_ic_lora_metadata({lora_path}).downscale_factor;
-  const int64_t h1 = spec.height / 2, w1 = spec.width / 2, rh = h1 / factor, rw = w1 / factor;
   const nlohmann::json& reference = params.at("reference_video");
-  const Tensor pixels =
-      load_reference_pixels(c.dir + "/" + reference.at("file").get<std::string>(), rh, rw, spec.frames);
-  const Tensor latent = encode_pixels(*encoder, pixels);
-  const std::string size = std::to_string(rh) + "x" + std::to_string(rw);
-  out["reference.0.latent." + size] = latent;
   const nlohmann::json& mask_input = params.at("attention_mask_video");
-  const Tensor mask =
-      load_attention_mask_pixels(c.dir + "/" + mask_input.at("file").get<std::string>(), h1, w1, spec.frames);
+  const ReferenceRequest refs{
+      {{c.dir + "/" + reference.at("file").get<std::string>(), reference.at("strength").get<double>()}},
+      mask_input.at("strength").get<double>(),
+      c.dir + "/" + mask_input.at("file").get<std::string>(),
+      spec.height / 2,
+      spec.width / 2,
+      spec.frames,
+      read_ic_lora_metadata({lora_path}).downscale_factor,
+      compute_dtype(p)};
+  spec.references = reference_conditions(*encoder, refs);
+  const Tensor& latent = spec.references.at(0).latent;
+  out["reference.0.latent." + std::to_string(refs.height / refs.downscale_factor) + "x" +
+      std::to_string(refs.width / refs.downscale_factor)] = latent;
+  // The mask at two points of its chain: as read, and pooled to the reference latent (before the strength).
+  const Tensor mask = load_attention_mask_pixels(refs.mask, refs.height, refs.width, refs.frames);
   out["mask.pixels"] = mask;
-  const int64_t tokens = latent.dim(2) * latent.dim(3) * latent.dim(4);
-  out["mask.latent"] = Tensor::from_floats(
-      DType::F32, {1, tokens}, attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), 1.0));
-  spec.references.push_back({latent, 0, reference.at("strength").get<double>(), Placement::Reference, factor,
-                             attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4),
-                                                    mask_input.at("strength").get<double>())});
+  out["mask.latent"] =
+      Tensor::from_floats(DType::F32, {1, latent.dim(2) * latent.dim(3) * latent.dim(4)},
+                          attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), 1.0));
   NoiseReplayer noise = recorded_noise(in);
   const TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"), {}, {}};
   run_two_stage({*models.dit, *models.dit, up, models.video_stats, [&lora] { lora.use_stage2(false); }}, spec, text,

@@ -57,8 +57,10 @@ TEST(GenerateIcLoraCli, RunsWithReferenceAndMaskAndRefusesBadInputs) {
   const fs::path dir = fresh_temp_dir("ltx_generate_iclora_cli_", "run");
   const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
   const fs::path control = dir / "control.mp4", mask = dir / "mask.mp4", short_mask = dir / "short_mask.mp4";
+  const fs::path short_control = dir / "short_control.mp4", wide_mask = dir / "wide_mask.mp4";
   if (!make_clip(control, "testsrc", 17) || !make_clip(mask, "gradients", 17, "format=gray") ||
-      !make_clip(short_mask, "gradients", 4, "format=gray"))
+      !make_clip(short_mask, "gradients", 4, "format=gray") || !make_clip(short_control, "testsrc", 12) ||
+      !make_clip(wide_mask, "gradients", 17, "format=gray,scale=160:64"))
     GTEST_SKIP() << "the ffmpeg command is absent (scripts/setup installs Debian's ffmpeg)";
   const std::string checkpoint = stages::ensure_default_model(gemma).path;
   const std::string ic = write_lora(dir / "ic.safetensors", checkpoint, "2");
@@ -81,6 +83,10 @@ TEST(GenerateIcLoraCli, RunsWithReferenceAndMaskAndRefusesBadInputs) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(read_all(dir / "weak.mp4"), read_all(dir / "unmasked.mp4"));  // the reference's denoise strength acts
 
+  // A 12-frame reference under 17 frames: read whole, its frames past 9 dropped before the encoder (2 latent frames).
+  r = run("short", "--lora " + ic + " --video " + short_control.string());
+  EXPECT_EQ(r.code, 0) << r.output;
+
   const fs::path empty = dir / "empty.mp4";
   { std::ofstream touch(empty); }
   const std::pair<std::string, std::string> bad[] = {
@@ -93,6 +99,7 @@ TEST(GenerateIcLoraCli, RunsWithReferenceAndMaskAndRefusesBadInputs) {
       {reference + "--conditioning-strength 1.5", "conditioning_strength must be in [0, 1]"},
       {reference + "--audio " + control.string(), "do not combine with an audio input"},
       {reference + "--width 160", "must be multiples of 32"},
+      {reference + "--conditioning-mask " + wide_mask.string(), "the mask needs the reference's aspect ratio"},
   };
   for (const auto& [args, message] : bad) {
     r = run("bad", args);
