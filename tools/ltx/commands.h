@@ -26,6 +26,7 @@ int verify(Args args);         // verify.cpp
 int encode(Args args);         // encode.cpp
 int generate(Args args);       // generate.cpp
 int tokenize(Args args);       // tokenize.cpp
+int enhance(Args args);        // enhance.cpp
 int synth(Args args);          // synth.cpp
 int serve(Args args);          // serve.cpp
 

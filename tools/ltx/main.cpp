@@ -22,6 +22,7 @@ std::span<const Command> commands() {
       {"verify", "run the golden cases below the given folders against the engine", verify},
       {"generate", "text to video with audio: an MP4 (H.264 + AAC) from a checkpoint", generate},
       {"serve", "the engine behind an HTTP API (OpenAI-style videos jobs, events, downloads)", serve},
+      {"enhance", "a prompt rewritten by Gemma 3 as the official --enhance-prompt does", enhance},
       {"tokenize", "Gemma-3 token ids of prompts as LTX encodes them (--gguf FILE or --tokenizer)", tokenize},
       {"synth", "full-size stand-in weights with a released file's exact layout (bf16, fp8, GGUF, HF)", synth},
       {"bench", "our side of the DiT slice and decode benchmarks (--dit-slice, --vae-decode)", bench},

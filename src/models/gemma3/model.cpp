@@ -32,6 +32,10 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr int64_t kDequantizeBudgetBytes = int64_t{2} << 30;
 // forward_real_tokens pads its packed token count to a multiple of this: one compiled plan per 32 lengths.
 constexpr int64_t kPackBucket = 32;
+// Model::extend's cache capacity grows by this many slots: one decode plan per bucket.
+constexpr int64_t kCacheBucket = 128;
+
+int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 struct Tables {
   Tensor cos, sin;  // f32 [B, 1, T, D/2]
@@ -72,11 +76,17 @@ Tensor attention_mask(const std::vector<int64_t>& pos, const std::vector<int64_t
 }
 
 struct Builder {
+  Builder(const Config& config, const Weights& weights, DType activations) : c(config), w(weights), act(activations) {}
+
   const Config& c;
   const Weights& w;
   Graph g;
   Value rope_cos[2], rope_sin[2], mask[2];  // [0] sliding, [1] global
   DType act = DType::F32;                   // the dtype reduced-precision matmuls read (production: bf16)
+  // Generation (Model::extend): the new tokens' keys (after norm and RoPE) and values are collected for the cache,
+  // and each layer's cached keys and values [B, KVH, C, hd] (none for an empty cache) go before them.
+  bool generating = false;
+  std::vector<Value> past_k, past_v, new_k, new_v;
 
   // Production precision (bf16 weights, dequantized or not): the matmul reads bf16 activations and multiplies
   // exactly in bf16 with f32 sums, as the reference pipeline's bf16 Gemma does; its output returns to the f32
@@ -91,7 +101,7 @@ struct Builder {
     return keep_bf16 ? y : ops::cast(y, DType::F32);
   }
 
-  Value attention(const LayerWeights& lw, Value x, int kind, const std::string& name) {
+  Value attention(const LayerWeights& lw, Value x, int kind, int layer, const std::string& name) {
     // x [B, T, hidden]
     const int64_t b = x.dim(0), t = x.dim(1), hd = c.head_dim;
     const auto heads = [&](Value y, int64_t n, const nn::RmsNorm* norm) {
@@ -105,8 +115,18 @@ struct Builder {
     const Value v = heads(linear(lw.v_proj, xin), c.n_kv_heads, nullptr);
     q = ops::rope(q, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
     k = ops::rope(k, rope_cos[kind], rope_sin[kind], RopeMode::SplitHalf);
-    const Value a = ops::attention(q, k, v, mask[kind], c.attention_scale());       // [B, H, T, hd]
-    return g.name(linear(lw.o_proj, nn::merge_heads(a)), name + ".self_attn.out");  // [B, T, hidden]
+    Value keys = k, values = v;
+    if (generating) {
+      new_k.push_back(k);
+      new_v.push_back(v);
+      if (!past_k.empty()) {
+        const auto at = static_cast<size_t>(layer);
+        keys = ops::concat(std::vector<Value>{past_k[at], k}, 2);
+        values = ops::concat(std::vector<Value>{past_v[at], v}, 2);
+      }
+    }
+    const Value a = ops::attention(q, keys, values, mask[kind], c.attention_scale());  // [B, H, T, hd]
+    return g.name(linear(lw.o_proj, nn::merge_heads(a)), name + ".self_attn.out");     // [B, T, hidden]
   }
 
   Value mlp(const LayerWeights& lw, Value x, const std::string& name) {
@@ -124,7 +144,7 @@ struct Builder {
     const LayerWeights& lw = w.layers[static_cast<size_t>(i)];
     const std::string name = "layers." + std::to_string(i);
     const int kind = c.layer_types[static_cast<size_t>(i)] == LayerType::Full ? 1 : 0;
-    const Value a = attention(lw, lw.input_layernorm(h), kind, name);
+    const Value a = attention(lw, lw.input_layernorm(h), kind, i, name);
     h = ops::add(h, lw.post_attention_layernorm(a));
     const Value m = mlp(lw, lw.pre_feedforward_layernorm(h), name);
     h = g.name(ops::add(h, lw.post_feedforward_layernorm(m)), name + ".out");
@@ -184,7 +204,7 @@ Output Model::run(const std::vector<int64_t>& id, const std::vector<int64_t>& po
     LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
               config_.vocab_size);
 
-  Builder bld{config_, weights_, {}, {}, {}, {}, compute_ == DType::BF16 ? DType::BF16 : DType::F32};
+  Builder bld(config_, weights_, compute_ == DType::BF16 ? DType::BF16 : DType::F32);
   Graph& g = bld.g;
   const Value ids_in = g.input("ids", DType::I64, {b, t});
   const char* kinds[2] = {"sliding", "global"};
@@ -303,6 +323,125 @@ Output Model::forward_real_tokens(const Tensor& ids, const Tensor& mask, bool in
     out.hidden_states.push_back(std::move(rows));
   }
   return out;
+}
+
+namespace {
+
+// The additive mask [1, 1, S, C + S] of S new tokens over the cache's C slots and themselves, by slot index as
+// transformers' generation masks are (masking_utils.py): query slot q sees key slot k iff k holds a valid token,
+// k <= q and, on sliding layers, q - k < window. Positions only turn the RoPE.
+Tensor extend_mask(const KvCache& cache, const std::vector<int64_t>& valid, int64_t s, int64_t window) {
+  const int64_t c = cache.capacity(), n = static_cast<int64_t>(valid.size()), first = cache.length;
+  std::vector<float> m(static_cast<size_t>(s * (c + s)), kNegInf);
+  const auto sees = [&](int64_t q, int64_t k) { return k <= q && (window <= 0 || q - k < window); };
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = m.data() + i * (c + s);
+    for (int64_t j = 0; j < cache.length; ++j)
+      if (cache.valid[static_cast<size_t>(j)] && sees(first + i, j)) row[j] = 0.0f;
+    for (int64_t j = 0; j < n; ++j)
+      if (valid[j] && sees(first + i, first + j)) row[c + j] = 0.0f;
+  }
+  return Tensor::from_floats(DType::F32, {1, 1, s, c + s}, m);
+}
+
+// `from`'s first `rows` slots along axis 2 copied into `to` at slot `at` ([1, KVH, *, hd] both).
+void copy_slots(const Tensor& from, int64_t rows, const Tensor& to, int64_t at) {
+  to.slice(2, at, at + rows).copy_from(from.slice(2, 0, rows));
+}
+
+}  // namespace
+
+std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& ids, const std::vector<int64_t>& positions,
+                                 const std::vector<int64_t>& valid) {
+  const auto n = static_cast<int64_t>(ids.size());
+  LTX_CHECK(n > 0 && positions.size() == ids.size() && valid.size() == ids.size(), "gemma3",
+            "extend needs as many positions and flags as tokens, got ", n, ", ", positions.size(), ", ", valid.size());
+  for (int64_t v : ids)
+    LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
+              config_.vocab_size);
+  const int64_t s = n == 1 ? 1 : round_up(n, kPackBucket), c = cache.capacity(), hd = config_.head_dim;
+  const int64_t layers = config_.n_layers, kv = config_.n_kv_heads;
+
+  Builder bld(config_, weights_, compute_ == DType::BF16 ? DType::BF16 : DType::F32);
+  bld.generating = true;
+  Graph& g = bld.g;
+  const Value ids_in = g.input("ids", DType::I64, {1, s});
+  const Value last_in = g.input("last", DType::I64, {1});
+  const char* kinds[2] = {"sliding", "global"};
+  for (int k = 0; k < 2; ++k) {
+    bld.rope_cos[k] = g.input(std::string("rope.") + kinds[k] + ".cos", DType::F32, {1, 1, s, hd / 2});
+    bld.rope_sin[k] = g.input(std::string("rope.") + kinds[k] + ".sin", DType::F32, {1, 1, s, hd / 2});
+    bld.mask[k] = g.input(std::string("mask.") + kinds[k], DType::F32, {1, 1, s, c + s});
+  }
+  if (c > 0)
+    for (int64_t i = 0; i < layers; ++i) {
+      bld.past_k.push_back(g.input("past.k." + std::to_string(i), DType::F32, {1, kv, c, hd}));
+      bld.past_v.push_back(g.input("past.v." + std::to_string(i), DType::F32, {1, kv, c, hd}));
+    }
+  float embed_scale = static_cast<float>(std::sqrt(static_cast<double>(config_.hidden_size)));
+  if (compute_ == DType::BF16) embed_scale = bf16_to_f32(f32_to_bf16(embed_scale));
+  Value h = ops::gather(g.constant("embed_tokens.weight", weights_.embed_tokens), ids_in);
+  if (h.dtype() != DType::F32) h = ops::cast(h, DType::F32);
+  h = ops::scale(h, embed_scale);
+  for (int i = 0; i < layers; ++i) h = bld.layer(i, h).out;
+  // The last given token's final hidden state, through the head tied to the embeddings.
+  h = ops::gather(ops::reshape(h, {s, config_.hidden_size}), last_in);  // [1, hidden]
+  const nn::Linear head{"lm_head", weights_.embed_tokens, {}, 1.0f, {}, compute_};
+  g.output(bld.linear(head, weights_.norm(h)), "logits");
+  for (int64_t i = 0; i < layers; ++i) {
+    g.output(bld.new_k[static_cast<size_t>(i)], "k." + std::to_string(i));
+    g.output(bld.new_v[static_cast<size_t>(i)], "v." + std::to_string(i));
+  }
+
+  std::vector<int64_t> ids_s(ids), pos_s(positions);
+  ids_s.resize(static_cast<size_t>(s), 0);
+  pos_s.resize(static_cast<size_t>(s), 0);
+  const Tables local = rope_tables(pos_s, 1, s, hd, config_.rope_local_base_freq, 1.0);
+  const Tables global = rope_tables(pos_s, 1, s, hd, config_.rope_theta, config_.rope_linear_factor);
+  const std::vector<int64_t> last{n - 1};
+  std::vector<Tensor> inputs{Tensor::from_ints(DType::I64, {1, s}, ids_s),
+                             Tensor::from_ints(DType::I64, {1}, last),
+                             local.cos,
+                             local.sin,
+                             extend_mask(cache, valid, s, config_.sliding_window),
+                             global.cos,
+                             global.sin,
+                             extend_mask(cache, valid, s, 0)};
+  for (int64_t i = 0; c > 0 && i < layers; ++i) {
+    inputs.push_back(cache.keys[static_cast<size_t>(i)]);
+    inputs.push_back(cache.values[static_cast<size_t>(i)]);
+  }
+  Plan& plan = plans_.get(g);
+  plan.set_streaming(streaming_);
+  const std::span<const Tensor> outs = plan.run(inputs);
+
+  // The new tokens' keys and values into the cache, grown to the next bucket when full.
+  const int64_t need = round_up(cache.length + n, kCacheBucket);
+  if (need > c) {
+    for (std::vector<Tensor>* part : {&cache.keys, &cache.values}) {
+      part->resize(static_cast<size_t>(layers));
+      for (Tensor& t : *part) {
+        Tensor grown = Tensor::empty(DType::F32, {1, kv, need, hd});
+        if (c > 0) copy_slots(t, cache.length, grown, 0);
+        t = std::move(grown);
+      }
+    }
+  }
+  const auto& names = plan.output_names();
+  std::vector<float> logits;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& nm = names[k];
+    if (nm == "logits") {
+      logits = outs[k].to_floats();
+    } else {
+      const auto layer = static_cast<size_t>(std::stoul(nm.substr(2)));
+      copy_slots(outs[k], n, (nm[0] == 'k' ? cache.keys : cache.values)[layer], cache.length);
+    }
+  }
+  cache.positions.insert(cache.positions.end(), positions.begin(), positions.end());
+  cache.valid.insert(cache.valid.end(), valid.begin(), valid.end());
+  cache.length += n;
+  return logits;
 }
 
 }  // namespace ltx::gemma3

@@ -30,6 +30,15 @@ struct Output {
   std::map<std::string, Tensor> intermediates;  // HF module paths: layers.{i}.out, layers.0.self_attn.out, ...
 };
 
+// One generation's keys and values (Model::extend): per layer [1, KVH, capacity, head_dim] f32, slots [0, length)
+// filled in order, each with its RoPE position and whether it may be attended to (a pad keeps its slot, masked).
+struct KvCache {
+  int64_t length = 0;
+  std::vector<Tensor> keys, values;
+  std::vector<int64_t> positions, valid;
+  int64_t capacity() const { return keys.empty() ? 0 : keys.front().dim(2); }
+};
+
 class Model {
  public:
   // compute: the dtype large matrices are held in (f32 validation, bf16 production); quantized GGUF matrices
@@ -54,6 +63,14 @@ class Model {
   // its last sum(mask[b]) entries, zeros before them. With intermediates, rows run side by side instead ([B, T']
   // at positions T−T'+j, pad columns computed), which is what the intermediates' layout is.
   Output forward_real_tokens(const Tensor& ids, const Tensor& mask, bool intermediates = false);
+
+  // Generation: runs `ids` at RoPE `positions` (`valid` 0: a pad, masked as a key for every later token too) in the
+  // cache's next slots, appends their keys and values to `cache` and returns the last token's logits [vocab] f32
+  // (the head tied to the embeddings, as Gemma3ForCausalLM). Attention is causal and windowed by slot index, as
+  // transformers' generate masks a padded prompt. The cache grows in buckets of 128 slots and new tokens are
+  // padded to a multiple of 32, so that a generation compiles a few plans and reuses them.
+  std::vector<float> extend(KvCache& cache, const std::vector<int64_t>& ids, const std::vector<int64_t>& positions,
+                            const std::vector<int64_t>& valid);
 
   const Config& config() const { return config_; }
   const PlanCache& plans() const { return plans_; }

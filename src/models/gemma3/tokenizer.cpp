@@ -164,6 +164,8 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
     const int32_t id = t.vocab_.find(tokens[i]);
     if (types[i] == 3 || id >= 0) t.add_special(tokens[i], id >= 0 ? id : static_cast<int32_t>(i));
   }
+  t.special_.assign(tokens.size(), false);
+  for (size_t i = 0; i < tokens.size(); ++i) t.special_[i] = types[i] == 3;
   const auto id_of = [&](const char* key, int32_t fallback) {
     const GGUFValue* v = f.find(key);
     return v ? static_cast<int32_t>(v->as_int()) : fallback;
@@ -285,16 +287,81 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
     t.merges_.emplace(key, Merge{rank++, ni});  // the first listing of a pair wins
   }
   t.build_byte_ids();
+  t.special_.assign(static_cast<size_t>(t.vocab_.size()), false);
   for (const auto& a : j.value("added_tokens", Json::array())) {
     const std::string content = a.at("content").get<std::string>();
     const int32_t id = a.at("id").get<int32_t>();
     t.add_special(content, id);
+    if (a.value("special", false) && id >= 0 && id < t.vocab_.size()) t.special_[static_cast<size_t>(id)] = true;
     if (content == "<bos>") t.bos_id_ = id;
     if (content == "<eos>") t.eos_id_ = id;
     if (content == "<pad>") t.pad_id_ = id;
     if (content == "<unk>") t.unk_id_ = id;
   }
   return t;
+}
+
+namespace {
+
+// The byte a "<0xNN>" piece stands for, or -1.
+int byte_piece(std::string_view piece) {
+  if (piece.size() != 6 || piece.substr(0, 3) != "<0x" || piece[5] != '>') return -1;
+  int v = 0;
+  for (const char c : piece.substr(3, 2)) {
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// Whether `s` is valid UTF-8 (Rust's String::from_utf8 without the overlong and surrogate checks, which no
+// vocabulary's byte runs exercise).
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) const {
+  // tokenizers' ByteFallback decoder: a run of <0xNN> pieces becomes its bytes when they are valid UTF-8, else one
+  // U+FFFD per byte; every other piece is its text with U+2581 as a space.
+  std::string out, bytes;
+  const auto flush = [&] {
+    if (valid_utf8(bytes)) {
+      out += bytes;
+    } else {
+      for (size_t i = 0; i < bytes.size(); ++i) out += "\xEF\xBF\xBD";
+    }
+    bytes.clear();
+  };
+  for (const int32_t id : ids) {
+    if (skip_special && is_special(id)) continue;
+    const std::string_view p = piece(id);
+    if (const int b = byte_piece(p); b >= 0) {
+      bytes.push_back(static_cast<char>(b));
+      continue;
+    }
+    flush();
+    for (size_t i = 0; i < p.size();) {
+      if (p.compare(i, kSpaceMark.size(), kSpaceMark) == 0) {
+        out.push_back(' ');
+        i += kSpaceMark.size();
+      } else {
+        out.push_back(p[i++]);
+      }
+    }
+  }
+  flush();
+  return out;
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {

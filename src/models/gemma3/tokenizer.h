@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +65,14 @@ class Tokenizer {
               vocab_size());
     return vocab_.piece(id);
   }
+  // The text of `ids` as transformers' decode gives it (the tokenizer.json decoder: U+2581 -> space, <0xNN> pieces
+  // fused into their bytes), without the special (control) tokens when `skip_special`. Bytes that do not form
+  // UTF-8 come out as U+FFFD, as the byte-fallback decoder writes them.
+  std::string decode(std::span<const int32_t> ids, bool skip_special) const;
+  // The id of a piece spelled exactly `piece` (e.g. "<end_of_turn>"), or -1.
+  int32_t find(std::string_view piece) const { return vocab_.find(piece); }
+  bool is_special(int32_t id) const { return id >= 0 && static_cast<size_t>(id) < special_.size() && special_[id]; }
+
   int32_t bos_id() const { return bos_id_; }
   int32_t pad_id() const { return pad_id_; }
   int32_t eos_id() const { return eos_id_; }
@@ -89,6 +98,7 @@ class Tokenizer {
   std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank and merged id (HF json)
   bool derive_merges_ = false;                  // GGUF: merges follow from the vocabulary (derived_merge)
   std::vector<TrieNode> trie_;                  // added tokens, matched on raw bytes
+  std::vector<bool> special_;                   // per id: a special token (GGUF control type; tokenizer.json special)
   int32_t byte_ids_[256] = {};
   int32_t unk_id_ = 3, bos_id_ = 2, eos_id_ = 1, pad_id_ = 0;
 };

@@ -1,0 +1,129 @@
+#include "stages/prompt_enhancer.h"
+
+#include <locale.h>
+
+#include <array>
+#include <clocale>
+#include <cwctype>
+#include <string_view>
+#include <utility>
+
+#include "core/error.h"
+#include "models/gemma3/generation.h"
+
+namespace ltx::stages {
+namespace {
+
+// What ltx-core's _enhance samples with: temperature 0.7 and transformers' defaults for the rest, top-k 50 and no
+// top-p (the model is built from a config, so no generation_config.json applies).
+constexpr float kTemperature = 0.7f;
+constexpr int64_t kTopK = 50;
+// base_encoder.py _pad_inputs_for_attention_alignment: the prompt right-padded to a multiple of this.
+constexpr int64_t kAlignment = 8;
+
+// Unicode letters (Python's str.isalpha: categories Lu, Ll, Lt, Lm, Lo), by the C library's classification of the
+// code point in a UTF-8 locale.
+bool is_letter(char32_t c) {
+  if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  return utf8 != static_cast<locale_t>(nullptr) && iswalpha_l(static_cast<wint_t>(c), utf8) != 0;
+}
+
+// The code point at s[i] and its length in bytes (a malformed byte: itself, length 1).
+std::pair<char32_t, size_t> code_point(const std::string& s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+  if (n == 1 || i + n > s.size()) return {b, 1};
+  char32_t c = b & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return {c, n};
+}
+
+}  // namespace
+
+const std::string& default_enhance_system_prompt() {
+  static const std::string prompt =
+      "You are a prompt writer for a text-to-video model that also generates the soundtrack. Rewrite the user's "
+      "prompt as one detailed paragraph of plain prose, in the present tense, that describes the video as it "
+      "plays: the main subject and its appearance, what it does from start to end, the setting, the light and "
+      "the colours, the camera's framing and movement, and the sounds heard (voices, ambience, music, effects), "
+      "with any dialogue in quotation marks. Keep every element the user asked for and do not contradict it; "
+      "add only details that fit it. Write about 150 to 200 words. Reply with the paragraph alone: no title, no "
+      "preamble, no lists, no notes.";
+  return prompt;
+}
+
+std::vector<int32_t> chat_prompt_ids(const gemma3::Tokenizer& tokenizer, const std::string& system,
+                                     const std::string& user) {
+  // Gemma 3's chat template: no system turn, the system text (untrimmed) and a blank line open the first user turn,
+  // the user's text trimmed, then the model's turn begins. The rendered text starts with a literal <bos> and the
+  // tokenizer adds its own (add_bos_token), so the ids start with two.
+  const std::string_view text = gemma3::strip_unicode_whitespace(user);
+  const std::string chat =
+      "<bos><start_of_turn>user\n" + system + "\n\n" + std::string(text) + "<end_of_turn>\n<start_of_turn>model\n";
+  std::vector<int32_t> ids{tokenizer.bos_id()};
+  const std::vector<int32_t> rest = tokenizer.encode(chat);
+  ids.insert(ids.end(), rest.begin(), rest.end());
+  return ids;
+}
+
+std::string clean_response(const std::string& text) {
+  // helpers.py _UNICODE_REPLACEMENTS, then everything before the first letter dropped (unless there is none).
+  static const std::array<std::pair<std::string_view, std::string_view>, 9> kReplacements = {{
+      {"\u2018", "'"},
+      {"\u2019", "'"},
+      {"\u201C", "\""},
+      {"\u201D", "\""},
+      {"\u2014", "-"},
+      {"\u2013", "-"},
+      {"\u00A0", " "},
+      {"\u2032", "'"},
+      {"\u2212", "-"},
+  }};
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    for (const auto& [from, to] : kReplacements)
+      if (text.compare(i, from.size(), from) == 0) {
+        out += to;
+        i += from.size();
+        replaced = true;
+        break;
+      }
+    if (!replaced) out.push_back(text[i++]);
+  }
+  for (size_t i = 0; i < out.size();) {
+    const auto [c, n] = code_point(out, i);
+    if (is_letter(c)) return out.substr(i);
+    i += n;
+  }
+  return out;
+}
+
+EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
+                             const EnhanceOptions& options, const std::function<void(int64_t)>& on_token) {
+  LTX_CHECK(!gemma3::strip_unicode_whitespace(prompt).empty(), "enhance", "the prompt to enhance is empty");
+  const std::string& system = options.system_prompt.empty() ? default_enhance_system_prompt() : options.system_prompt;
+  const std::vector<int32_t> ids = chat_prompt_ids(tokenizer, system, "user prompt: " + prompt);
+  const gemma3::PromptTokens tokens = gemma3::right_padded_prompt(ids, kAlignment, tokenizer.pad_id());
+  gemma3::GenerationOptions g;
+  g.sampling = {.greedy = options.greedy, .temperature = kTemperature, .top_k = kTopK};
+  g.seed = options.seed;
+  g.max_new_tokens = options.max_new_tokens;
+  g.stop_ids = {tokenizer.eos_id()};  // Gemma 3's generation eos: <eos> and <end_of_turn>
+  if (const int32_t end_of_turn = tokenizer.find("<end_of_turn>"); end_of_turn >= 0) g.stop_ids.push_back(end_of_turn);
+  int64_t count = 0;
+  const gemma3::GenerationResult r = gemma3::generate(model, tokens, g, [&](int32_t) {
+    if (on_token) on_token(++count);
+  });
+  EnhanceResult out;
+  out.reply = tokenizer.decode(r.tokens, true);
+  out.prompt = clean_response(out.reply);
+  out.prompt_tokens = static_cast<int64_t>(ids.size());
+  out.new_tokens = static_cast<int64_t>(r.tokens.size());
+  out.prefill_seconds = r.prefill_seconds;
+  out.decode_seconds = r.decode_seconds;
+  return out;
+}
+
+}  // namespace ltx::stages

@@ -1,0 +1,76 @@
+// `ltx enhance --prompt TEXT [--seed S] [--greedy] [--max-new-tokens N] [--system-prompt FILE]
+// [--text-encoder PATH]`: the prompt rewritten by Gemma 3 as the official pipelines' --enhance-prompt does
+// (stages/prompt_enhancer.h), printed on stdout; timings on stderr. Without --text-encoder: the Gemma 3 270M GGUF
+// scripts/setup installs.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "commands.h"
+#include "core/error.h"
+#include "models/gemma3/model.h"
+#include "models/gemma3/tokenizer.h"
+#include "option_values.h"
+#include "stages/default_model.h"
+#include "stages/prompt_enhancer.h"
+
+namespace ltx::cli {
+
+int enhance(Args args) {
+  static const char* const kUsage =
+      "usage: ltx enhance --prompt TEXT [--seed S] [--greedy] [--max-new-tokens N] [--system-prompt FILE] "
+      "[--text-encoder GGUF|FOLDER] [--precision validation|production]";
+  std::string prompt, text_encoder, system_file;
+  stages::EnhanceOptions o;
+  DType compute = DType::BF16;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string a = args[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) usage_error("enhance", a + " needs a value\n" + kUsage);
+      return args[++i];
+    };
+    if (a == "--prompt") {
+      prompt = value();
+    } else if (a == "--text-encoder") {
+      text_encoder = value();
+    } else if (a == "--system-prompt") {
+      system_file = value();
+    } else if (a == "--seed") {
+      o.seed = unsigned_number("enhance", a, value());
+    } else if (a == "--max-new-tokens") {
+      o.max_new_tokens = whole_number("enhance", a, value(), 1, 8192);
+    } else if (a == "--greedy") {
+      o.greedy = true;
+    } else if (a == "--precision") {
+      const std::string p = value();
+      if (p != "validation" && p != "production") usage_error("enhance", "--precision is validation or production");
+      compute = p == "validation" ? DType::F32 : DType::BF16;
+    } else if (a == "--help" || a == "-h") {
+      std::printf("%s\n", kUsage);
+      return 0;
+    } else {
+      usage_error("enhance", "unknown option " + a + "\n" + kUsage);
+    }
+  }
+  if (prompt.empty()) usage_error("enhance", std::string("--prompt is required\n") + kUsage);
+  if (text_encoder.empty()) text_encoder = stages::find_default_text_encoder();
+  if (text_encoder.empty()) throw Error("enhance", stages::default_text_encoder_missing_message());
+  if (!system_file.empty()) {
+    std::ifstream f(system_file, std::ios::binary);
+    if (!f) throw Error("enhance", "--system-prompt " + system_file + " cannot be read", ErrorCategory::Io);
+    std::ostringstream text;
+    text << f.rdbuf();
+    o.system_prompt = text.str();
+  }
+  const gemma3::Tokenizer tokenizer = gemma3::Tokenizer::load(text_encoder);
+  gemma3::Model model = gemma3::Model::load(text_encoder, compute, stages::prepared_cache_dir());
+  const stages::EnhanceResult r = stages::enhance_prompt(model, tokenizer, prompt, o);
+  std::printf("%s\n", r.prompt.c_str());
+  std::fprintf(stderr, "prompt %lld tokens in %.2f s (%.1f tokens/s), %lld new tokens in %.2f s (%.1f tokens/s)\n",
+               static_cast<long long>(r.prompt_tokens), r.prefill_seconds, r.prompt_tokens / r.prefill_seconds,
+               static_cast<long long>(r.new_tokens), r.decode_seconds, r.new_tokens / r.decode_seconds);
+  return 0;
+}
+
+}  // namespace ltx::cli
