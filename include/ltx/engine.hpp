@@ -37,6 +37,11 @@ class Engine {
   GenerateResult generate(const GenerateRequest& request, const ProgressCallback& progress = {},
                           const CancellationToken& cancel = {});
 
+  // `prompt` rewritten by the loaded text encoder (Gemma 3) into the detailed caption LTX-2 is trained on, as
+  // generate() does with enhance_prompt. Needs a text encoder (ErrorCategory::InvalidRequest without one). One call
+  // at a time per engine, generate() included.
+  std::string enhance(const std::string& prompt, const EnhanceRequest& request = {});
+
   // The checks generate() makes before any work, alone. It reads only what loading fixed, so it may run on
   // another thread while generate() runs (a server checks a new request while the previous one generates).
   void check(const GenerateRequest& request) const;

@@ -79,6 +79,11 @@ struct GenerateRequest {
   int steps = 0;                      // >= 1; 0: the model's default (fixed by the sigma lists when distilled)
   uint64_t seed = 10;
   Guidance video_guidance, audio_guidance;  // finite values; not with `distilled`
+  // Each prompt rewritten by the text encoder before it is encoded (the official --enhance-prompt; `ltx enhance`):
+  // Video::prompt is then the enhanced one, Video::original_prompt the given one. Needs a text encoder; seeded by
+  // `seed`. enhance_system_prompt: the instructions given to Gemma (empty: the built-in ones).
+  bool enhance_prompt = false;
+  std::string enhance_system_prompt;
   std::vector<ImageCondition> images;
   // Keyframe interpolation (ltx_pipelines keyframe_interpolation.py): every image, frame 0's too, is added as
   // guiding keyframe tokens instead of frame 0 replacing the first latent frame. Needs images.
@@ -100,6 +105,15 @@ struct GenerateRequest {
   // into GenerateResult::noise_recording.
   std::string replay_noise;
   bool record_noise = false;
+};
+
+// Engine::enhance: how a prompt is rewritten (`ltx enhance`): the reply sampled at temperature 0.7 and top-k 50 from
+// `seed`, or greedy; at most max_new_tokens new tokens; system_prompt: the instructions (empty: the built-in ones).
+struct EnhanceRequest {
+  uint64_t seed = 10;
+  bool greedy = false;
+  int64_t max_new_tokens = 512;  // in [1, 8192]
+  std::string system_prompt;
 };
 
 // The request the embedded default model runs at unless told otherwise: 17 frames at 192x128, 8 steps.

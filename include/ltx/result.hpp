@@ -13,7 +13,8 @@
 namespace ltx {
 
 struct Video {
-  std::string prompt;  // empty when the request gave text embeddings
+  std::string prompt;           // empty when the request gave text embeddings; the enhanced one with enhance_prompt
+  std::string original_prompt;  // with enhance_prompt: the prompt as given
   int64_t frames = 0, height = 0, width = 0;
   double fps = 0.0;
   std::vector<uint8_t> rgb;  // [frames, height, width, 3], row-major

@@ -57,6 +57,8 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.text_embeddings = r.text_embeddings;
   s.images = to_stages(r.images);
   s.keyframe_interpolation = r.keyframe_interpolation;
+  s.enhance_prompt = r.enhance_prompt;
+  s.enhance_system_prompt = r.enhance_system_prompt;
   for (const ReferenceVideo& v : r.reference_videos) s.references.push_back({v.path, v.strength});
   s.conditioning_strength = r.conditioning_strength;
   s.conditioning_mask = r.conditioning_mask;
@@ -94,6 +96,7 @@ GenerateResult to_result(stages::GenerateReport report, const GenerateRequest& r
   for (stages::GeneratedItem& item : report.items) {
     Video v;
     v.prompt = std::move(item.prompt);
+    v.original_prompt = std::move(item.original_prompt);
     v.frames = report.frames;
     v.height = report.height;
     v.width = report.width;

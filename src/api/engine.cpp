@@ -19,6 +19,7 @@
 #include "core/thread_pool.h"
 #include "stages/generate.h"
 #include "stages/loaded_models.h"
+#include "stages/prompt_enhancer.h"
 
 namespace ltx {
 namespace {
@@ -144,6 +145,34 @@ GenerateResult Engine::generate(const GenerateRequest& given, const ProgressCall
   }
   result.peak_rss_bytes = peak_rss_bytes();
   return result;
+}
+
+std::string Engine::enhance(const std::string& prompt, const EnhanceRequest& request) {
+  Impl& impl = need(impl_);
+  std::unique_lock busy(impl.busy, std::try_to_lock);
+  if (!busy.owns_lock())
+    throw Error("enhance", "this engine is already generating: one call at a time per engine",
+                ErrorCategory::InvalidRequest);
+  if (!impl.models->encoder)
+    throw Error("enhance",
+                "prompt enhancement needs a text encoder, and the engine has none (EngineOptions::text_encoder)",
+                ErrorCategory::InvalidRequest);
+  if (request.max_new_tokens < 1 || request.max_new_tokens > 8192)
+    throw Error("enhance", "max_new_tokens must be in [1, 8192], got " + std::to_string(request.max_new_tokens),
+                ErrorCategory::InvalidRequest);
+  stages::EnhanceOptions o;
+  o.seed = request.seed;
+  o.greedy = request.greedy;
+  o.max_new_tokens = request.max_new_tokens;
+  o.system_prompt = request.system_prompt;
+  try {
+    stages::PromptEncoder& encoder = *impl.models->encoder;
+    return api::in_phase(ErrorCategory::InvalidRequest, [&] {
+      return stages::enhance_prompt(encoder.model(), encoder.tokenizer(), prompt, o).prompt;
+    });
+  } catch (...) {
+    api::rethrow_in_phase(ErrorCategory::Internal);
+  }
 }
 
 const EngineOptions& Engine::options() const { return need(impl_).options; }

@@ -104,6 +104,7 @@ std::string sidecar_json(const GenerateResult& r, size_t item, const OutputFiles
   const Json json{
       {"ltx_version", version()},
       {"prompt", from_text ? Json(v.prompt) : Json(nullptr)},
+      {"original_prompt", v.original_prompt.empty() ? Json(nullptr) : Json(v.original_prompt)},
       {"negative_prompt", from_text ? Json(r.negative_prompt) : Json(nullptr)},
       {"seed", r.request.seed},
       {"models", models_json(r)},

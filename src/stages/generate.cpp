@@ -16,6 +16,7 @@
 #include "stages/audio_input.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
+#include "stages/prompt_enhancer.h"
 #include "stages/retake_input.h"
 
 namespace ltx::stages {
@@ -115,6 +116,20 @@ TextContexts encode_prompts(PromptEncoder& encoder, const GenerateRequest& r, co
   }
   return {pick_rows(c.video, positive_rows), pick_rows(c.audio, positive_rows), pick_rows(c.video, negative_rows),
           pick_rows(c.audio, negative_rows)};
+}
+
+// helpers.py encode_prompts with enhance_first_prompt, for every prompt: each rewritten by the loaded text encoder,
+// seeded by the request's seed as the pipelines seed it; progress hears each enhanced prompt as a note.
+std::vector<std::string> enhance_prompts(PromptEncoder& encoder, const GenerateRequest& r, ProgressReporter* progress) {
+  EnhanceOptions o;
+  o.seed = r.seed;
+  o.system_prompt = r.enhance_system_prompt;
+  std::vector<std::string> out;
+  for (const std::string& p : r.prompts) {
+    out.push_back(enhance_prompt(encoder.model(), encoder.tokenizer(), p, o).prompt);
+    if (progress) progress->note("enhanced prompt: " + out.back());
+  }
+  return out;
 }
 
 // retake.py's num_inference_steps default, which its CLI keeps for either model version.
@@ -320,16 +335,24 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   models.dit->set_weight_streaming(streaming_for(memory, "transformer"));
   if (m.encoder) m.encoder->set_weight_streaming(streaming_for(memory, "text encoder"));
   TextContexts text;
+  std::vector<std::string> prompts = r.prompts;  // as encoded: enhanced with enhance_prompt
   if (!r.text_embeddings.empty()) {
     text = in_category(ErrorCategory::InvalidRequest, [&] {
       return contexts_for_items(load_text_contexts(r.text_embeddings), items, r.text_embeddings);
     });
   } else {
     LTX_CHECK(m.encoder, "generate", "no text encoder is loaded: give text embeddings");
+    if (r.enhance_prompt) {
+      clock.start("enhance prompt");
+      prompts = enhance_prompts(*m.encoder, r, progress);
+      clock.stop();
+    }
     clock.start("encode prompt");
     // retake.py's negative prompt defaults to the empty string, the other pipelines' to the official one.
     report.negative_prompt = r.negative_prompt.value_or(r.retake.empty() ? default_negative_prompt() : "");
-    text = encode_prompts(*m.encoder, r, report.negative_prompt, items);
+    GenerateRequest encoded = r;
+    encoded.prompts = prompts;
+    text = encode_prompts(*m.encoder, encoded, report.negative_prompt, items);
     clock.stop();
     end_phase(memory, [&m] { m.encoder->release_activations(); });
   }
@@ -396,7 +419,10 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   report.audio_samples = wave.dim(2);
   for (int64_t i = 0; i < items; ++i) {
     GeneratedItem item;
-    if (r.text_embeddings.empty()) item.prompt = r.prompts[static_cast<size_t>(i / r.batch)];
+    if (r.text_embeddings.empty()) {
+      item.prompt = prompts[static_cast<size_t>(i / r.batch)];
+      if (r.enhance_prompt) item.original_prompt = r.prompts[static_cast<size_t>(i / r.batch)];
+    }
     item.rgb = video_to_rgb8(video, i);
     item.audio = wave.slice(0, i, i + 1).contiguous().to_floats();
     report.items.push_back(std::move(item));

@@ -34,6 +34,10 @@ struct GenerateRequest {
   std::optional<std::string> negative_prompt;  // default: the official one
   // Instead of the loaded text encoder: safetensors with context.{video,audio}.{positive,negative} (one prompt).
   std::string text_embeddings;
+  // Each prompt rewritten by the text encoder first (stages/prompt_enhancer.h, seeded by `seed`); the system
+  // prompt: `enhance_system_prompt`, or the built-in one when empty.
+  bool enhance_prompt = false;
+  std::string enhance_system_prompt;
   std::vector<ImageConditionInput> images;  // frame 0 by latent replacement, others as keyframes
   bool keyframe_interpolation = false;      // every image as keyframe tokens (keyframe_interpolation.py)
   // IC-LoRA (ic_lora.py): reference videos read at the stage-1 size over the LoRAs' reference_downscale_factor,
@@ -69,9 +73,10 @@ struct GenerateRequest {
 };
 
 struct GeneratedItem {
-  std::string prompt;        // empty with text embeddings
-  std::vector<uint8_t> rgb;  // [frames, height, width, 3]
-  std::vector<float> audio;  // [audio_channels, audio_samples] in [-1, 1]
+  std::string prompt;           // empty with text embeddings; the enhanced one with enhance_prompt
+  std::string original_prompt;  // with enhance_prompt: the prompt as given
+  std::vector<uint8_t> rgb;     // [frames, height, width, 3]
+  std::vector<float> audio;     // [audio_channels, audio_samples] in [-1, 1]
 };
 
 struct GenerateReport {

@@ -103,6 +103,9 @@ std::string clean_response(const std::string& text) {
 EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
                              const EnhanceOptions& options, const std::function<void(int64_t)>& on_token) {
   LTX_CHECK(!gemma3::strip_unicode_whitespace(prompt).empty(), "enhance", "the prompt to enhance is empty");
+  for (const char* token : {"<start_of_turn>", "<end_of_turn>"})
+    LTX_CHECK(tokenizer.find(token) >= 0, "enhance", "the text encoder's vocabulary has no ", token,
+              ": it is not a Gemma 3 chat model, whose turns prompt enhancement writes");
   const std::string& system = options.system_prompt.empty() ? default_enhance_system_prompt() : options.system_prompt;
   const std::vector<int32_t> ids = chat_prompt_ids(tokenizer, system, "user prompt: " + prompt);
   const gemma3::PromptTokens tokens = gemma3::right_padded_prompt(ids, kAlignment, tokenizer.pad_id());

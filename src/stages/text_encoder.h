@@ -64,6 +64,12 @@ class PromptEncoder {
 
   int64_t max_length() const { return max_length_; }
   const gemma3::Model& model() const { return model_; }
+  gemma3::Model& model() { return model_; }  // the generator's too (stages/prompt_enhancer.h)
+  // The tokenizer; throws for an encoder made from_model.
+  const gemma3::Tokenizer& tokenizer() const {
+    LTX_CHECK(tokenizer_.has_value(), "text encoder", "this text encoder was made without a tokenizer");
+    return *tokenizer_;
+  }
   // How Gemma's calls hold its mapped weights (graph/weight_streaming.h); nullopt leaves them to the OS.
   void set_weight_streaming(const std::optional<StreamingPolicy>& policy) { model_.set_weight_streaming(policy); }
   // Gemma's and the connectors' activation memory back to the OS until the next encode.

@@ -196,7 +196,9 @@ TEST(MatMulOpt, PanelPath) {
         const std::string what = std::string(dtype_name(dt)) + " panel M=" + std::to_string(d.m) +
                                  " N=" + std::to_string(d.n) + " K=" + std::to_string(d.k) +
                                  " ta=" + std::to_string(ta);
-        EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what;
+        // 1-4 bf16 rows read in place take the matrix-vector path (Bf16GemvPathHasBlockedBits).
+        const bool gemv = dt == DType::BF16 && d.m <= 4 && (!ta || d.m == 1);  // a transposed: k strided unless M = 1
+        EXPECT_EQ(path_of(attrs, a, w), gemv ? cpu::gemm::Path::Gemv : cpu::gemm::Path::Panel) << what;
         check(attrs, a, w, what.c_str());
       }
 }
@@ -221,6 +223,37 @@ TEST(MatMulOpt, GemvPathHasBlockedBits) {
     const Tensor blocked = run_dispatched(OpKind::MatMul, attrs, {a5, w});
     const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
     EXPECT_EQ(std::memcmp(got.raw(), blocked.raw(), got.nbytes()), 0) << what;
+    check(attrs, a, w, what.c_str());
+  }
+}
+
+// The matrix-vector path for bf16 rows (1-4) against bf16 or encoded W (a language model's decode step) gives the
+// bits of the paths a 5-row call takes (panel, equal to the blocked path's): each output is summed pair by pair per KC
+// slice as the blocked bf16 kernel sums it, encoded rows decoded per slice as its packer decodes them.
+TEST(MatMulOpt, Bf16GemvPathHasBlockedBits) {
+  if (!cpu::gemm::avx512_available()) GTEST_SKIP() << "no AVX-512 BF16";
+  struct Case {
+    DType dtype;
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{DType::BF16, 1, 1, 1},     {DType::BF16, 2, 15, 17},   {DType::BF16, 3, 33, 256},
+                        {DType::BF16, 4, 100, 700}, {DType::BF16, 1, 64, 4096}, {DType::Q8_0, 1, 45, 800},
+                        {DType::Q8_0, 3, 17, 640},  {DType::Q4_K, 2, 37, 768},  {DType::Q6_K, 1, 100, 1024},
+                        {DType::Q4_0, 4, 13, 288}};
+  uint32_t seed = 900;
+  for (const Case& c : cases) {
+    const Tensor a5 = random_tensor(DType::BF16, Shape{5, c.k + 3}, seed++).slice(1, 2, c.k + 2);
+    const Tensor w = random_tensor(c.dtype, Shape{c.n, c.k}, seed++);
+    const MatMulAttrs attrs{false, true};
+    const std::string what = std::string(dtype_name(c.dtype)) + " gemv M=" + std::to_string(c.m) +
+                             " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k);
+    const Tensor a = a5.slice(0, 0, c.m);
+    EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Gemv) << what;
+    EXPECT_NE(path_of(attrs, a5, w), cpu::gemm::Path::Gemv) << what;
+    const Tensor five = run_dispatched(OpKind::MatMul, attrs, {a5, w});
+    const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
+    const Tensor want = five.slice(0, 0, c.m).contiguous();
+    EXPECT_EQ(std::memcmp(got.raw(), want.raw(), got.nbytes()), 0) << what;
     check(attrs, a, w, what.c_str());
   }
 }
@@ -267,7 +300,7 @@ TEST(MatMulOpt, EncodedPanelPathHasBlockedBits) {
     const Tensor blocked = run_dispatched(OpKind::MatMul, attrs, {a33, w});
     for (int64_t m : {1, 5, 16, 17, 32}) {
       const Tensor a = a33.slice(0, 0, m);
-      EXPECT_EQ(path_of(attrs, a, w), cpu::gemm::Path::Panel) << what << " M=" << m;
+      EXPECT_EQ(path_of(attrs, a, w), m <= 4 ? cpu::gemm::Path::Gemv : cpu::gemm::Path::Panel) << what << " M=" << m;
       const Tensor got = run_dispatched(OpKind::MatMul, attrs, {a, w});
       EXPECT_EQ(std::memcmp(got.raw(), blocked.raw(), got.nbytes()), 0) << what << " M=" << m;
     }

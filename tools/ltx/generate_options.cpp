@@ -22,6 +22,7 @@ const char* const kGenerateUsage =
     "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
     "                    [--retake FILE --start S --end E [--retake-keep-video] [--retake-keep-audio]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
+    "                    [--enhance-prompt [--enhance-system-prompt FILE]]\n"
     "                    [--video FILE[:STRENGTH]]... [--video-strength S] [--conditioning-mask FILE]\n"
     "                    [--conditioning-strength S] (IC-LoRA: reference videos for the --lora IC-LoRA)\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
@@ -63,15 +64,21 @@ std::vector<int64_t> block_list(const std::string& option, const std::string& va
   return out;
 }
 
-// One prompt per line; blank lines are skipped, a trailing CR is dropped.
-std::vector<std::string> read_prompts_file(const std::string& path) {
+// A whole text file (--prompts-file, --enhance-system-prompt).
+std::string read_text_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) throw Error("generate", "--prompts-file " + path + " cannot be read", ErrorCategory::Io);
+  if (f == nullptr) throw Error("generate", path + " cannot be read", ErrorCategory::Io);
   std::string text;
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
   std::fclose(f);
+  return text;
+}
+
+// One prompt per line; blank lines are skipped, a trailing CR is dropped.
+std::vector<std::string> read_prompts_file(const std::string& path) {
+  const std::string text = read_text_file(path);
   std::vector<std::string> prompts;
   size_t start = 0;
   while (start < text.size()) {
@@ -167,6 +174,8 @@ struct Parser {
       videos.push_back(v);
     else if (a == "--video-strength")
       video_strength = finite_number(a, v);
+    else if (a == "--enhance-system-prompt")
+      r.enhance_system_prompt = read_text_file(v);
     else if (a == "--conditioning-mask")
       r.conditioning_mask = v;
     else if (a == "--conditioning-strength")
@@ -210,6 +219,8 @@ struct Parser {
       two_stage = true;
     else if (a == "--keyframe-interpolation")
       o.request.keyframe_interpolation = true;
+    else if (a == "--enhance-prompt")
+      o.request.enhance_prompt = true;
     else if (a == "--retake-keep-video" || a == "--retake-keep-audio") {
       if (!o.request.retake) o.request.retake = RetakeInput{};
       (a == "--retake-keep-video" ? o.request.retake->keep_video : o.request.retake->keep_audio) = true;
@@ -232,7 +243,7 @@ bool takes_value(const std::string& a) {
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
       "--audio-skip-step", "--sampler", "--image", "--video", "--video-strength", "--conditioning-mask",
-      "--conditioning-strength", "--audio", "--audio-start", "--audio-max-duration", "--retake",
+      "--conditioning-strength", "--enhance-system-prompt", "--audio", "--audio-start", "--audio-max-duration", "--retake",
       "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
@@ -251,6 +262,8 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage, co
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
   if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
+  if (given.count("--enhance-system-prompt") && !r.enhance_prompt)
+    problems.push_back("--enhance-system-prompt needs --enhance-prompt");
   if (given.count("--video-strength") && r.reference_videos.empty())
     problems.push_back("--video-strength needs --video FILE (the IC-LoRA's reference video)");
   if (r.retake && r.retake->path.empty()) problems.push_back("--start, --end and --retake-keep-* need --retake FILE");
