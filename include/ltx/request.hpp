@@ -84,6 +84,7 @@ struct GenerateRequest {
   // `seed`. enhance_system_prompt: the instructions given to Gemma (empty: the built-in ones).
   bool enhance_prompt = false;
   std::string enhance_system_prompt;
+  int64_t enhance_max_new_tokens = 512;  // in [1, 8192]
   std::vector<ImageCondition> images;
   // Keyframe interpolation (ltx_pipelines keyframe_interpolation.py): every image, frame 0's too, is added as
   // guiding keyframe tokens instead of frame 0 replacing the first latent frame. Needs images.

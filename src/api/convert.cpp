@@ -59,6 +59,7 @@ stages::GenerateRequest to_stages(const GenerateRequest& r, size_t memory_budget
   s.keyframe_interpolation = r.keyframe_interpolation;
   s.enhance_prompt = r.enhance_prompt;
   s.enhance_system_prompt = r.enhance_system_prompt;
+  s.enhance_max_new_tokens = r.enhance_max_new_tokens;
   for (const ReferenceVideo& v : r.reference_videos) s.references.push_back({v.path, v.strength});
   s.conditioning_strength = r.conditioning_strength;
   s.conditioning_mask = r.conditioning_mask;

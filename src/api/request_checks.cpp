@@ -206,6 +206,8 @@ std::vector<std::string> request_problems(const GenerateRequest& r) {
   if (!r.replay_noise.empty() && !fs::is_regular_file(r.replay_noise))
     problems.push_back("replay_noise " + r.replay_noise + " does not exist");
   if (r.record_noise && !r.replay_noise.empty()) problems.push_back("record_noise and replay_noise exclude each other");
+  if (r.enhance_max_new_tokens < 1 || r.enhance_max_new_tokens > 8192)
+    problems.push_back("enhance_max_new_tokens must be in [1, 8192], got " + std::to_string(r.enhance_max_new_tokens));
   if (r.enhance_prompt && embeddings)
     problems.push_back("enhance_prompt rewrites prompts with the text encoder: not with text_embeddings");
   return problems;

@@ -84,6 +84,7 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
                                          {"keep_audio", q.retake->keep_audio}}
                                   : Json(nullptr)},
               {"ic_lora", ic_lora_json(q)},
+              {"enhance_prompt", q.enhance_prompt},
               {"record_noise", optional_string(q.record_noise ? files.noise_recording : std::string())},
               {"replay_noise", file_json(q.replay_noise)}};
 }

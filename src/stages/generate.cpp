@@ -124,6 +124,7 @@ std::vector<std::string> enhance_prompts(PromptEncoder& encoder, const GenerateR
   EnhanceOptions o;
   o.seed = r.seed;
   o.system_prompt = r.enhance_system_prompt;
+  o.max_new_tokens = r.enhance_max_new_tokens;
   std::vector<std::string> out;
   for (const std::string& p : r.prompts) {
     out.push_back(enhance_prompt(encoder.model(), encoder.tokenizer(), p, o).prompt);

@@ -38,6 +38,7 @@ struct GenerateRequest {
   // prompt: `enhance_system_prompt`, or the built-in one when empty.
   bool enhance_prompt = false;
   std::string enhance_system_prompt;
+  int64_t enhance_max_new_tokens = 512;
   std::vector<ImageConditionInput> images;  // frame 0 by latent replacement, others as keyframes
   bool keyframe_interpolation = false;      // every image as keyframe tokens (keyframe_interpolation.py)
   // IC-LoRA (ic_lora.py): reference videos read at the stage-1 size over the LoRAs' reference_downscale_factor,

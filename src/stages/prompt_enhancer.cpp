@@ -109,6 +109,10 @@ EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& toke
   const std::string& system = options.system_prompt.empty() ? default_enhance_system_prompt() : options.system_prompt;
   const std::vector<int32_t> ids = chat_prompt_ids(tokenizer, system, "user prompt: " + prompt);
   const gemma3::PromptTokens tokens = gemma3::right_padded_prompt(ids, kAlignment, tokenizer.pad_id());
+  const int64_t context = model.config().context_length;
+  LTX_CHECK(static_cast<int64_t>(tokens.ids.size()) + options.max_new_tokens <= context, "enhance", "the prompt is ",
+            ids.size(), " tokens with the system prompt; with up to ", options.max_new_tokens,
+            " new tokens that exceeds the text encoder's context of ", context, " tokens: shorten it");
   gemma3::GenerationOptions g;
   g.sampling = {.greedy = options.greedy, .temperature = kTemperature, .top_k = kTopK};
   g.seed = options.seed;

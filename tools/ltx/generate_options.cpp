@@ -22,7 +22,7 @@ const char* const kGenerateUsage =
     "                    [--audio FILE [--audio-start S] [--audio-max-duration S]] [--keyframe-interpolation]\n"
     "                    [--retake FILE --start S --end E [--retake-keep-video] [--retake-keep-audio]]\n"
     "                    [--image FILE[:FRAME[:STRENGTH[:CRF]]]]... [--prompts-file FILE] [--batch N]\n"
-    "                    [--enhance-prompt [--enhance-system-prompt FILE]]\n"
+    "                    [--enhance-prompt [--enhance-system-prompt FILE] [--enhance-max-new-tokens N]]\n"
     "                    [--video FILE[:STRENGTH]]... [--video-strength S] [--conditioning-mask FILE]\n"
     "                    [--conditioning-strength S] (IC-LoRA: reference videos for the --lora IC-LoRA)\n"
     "                    [--two-stage --upsampler FILE] [--record-noise FILE | --replay-noise FILE]\n"
@@ -176,6 +176,8 @@ struct Parser {
       video_strength = finite_number(a, v);
     else if (a == "--enhance-system-prompt")
       r.enhance_system_prompt = read_text_file(v);
+    else if (a == "--enhance-max-new-tokens")
+      r.enhance_max_new_tokens = at_least(a, v, 1);
     else if (a == "--conditioning-mask")
       r.conditioning_mask = v;
     else if (a == "--conditioning-strength")
@@ -243,7 +245,7 @@ bool takes_value(const std::string& a) {
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
       "--audio-skip-step", "--sampler", "--image", "--video", "--video-strength", "--conditioning-mask",
-      "--conditioning-strength", "--enhance-system-prompt", "--audio", "--audio-start", "--audio-max-duration", "--retake",
+      "--conditioning-strength", "--enhance-system-prompt", "--enhance-max-new-tokens", "--audio", "--audio-start", "--audio-max-duration", "--retake",
       "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
@@ -262,8 +264,8 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage, co
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
   if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
-  if (given.count("--enhance-system-prompt") && !r.enhance_prompt)
-    problems.push_back("--enhance-system-prompt needs --enhance-prompt");
+  for (const char* o : {"--enhance-system-prompt", "--enhance-max-new-tokens"})
+    if (given.count(o) && !r.enhance_prompt) problems.push_back(std::string(o) + " needs --enhance-prompt");
   if (given.count("--video-strength") && r.reference_videos.empty())
     problems.push_back("--video-strength needs --video FILE (the IC-LoRA's reference video)");
   if (r.retake && r.retake->path.empty()) problems.push_back("--start, --end and --retake-keep-* need --retake FILE");

@@ -40,6 +40,7 @@ Config Config::from_hf_json(const Json& root) {
   c.query_pre_attn_scalar = j.value("query_pre_attn_scalar", c.query_pre_attn_scalar);
   c.rms_norm_eps = j.value("rms_norm_eps", c.rms_norm_eps);
   if (j.contains("sliding_window") && !j.at("sliding_window").is_null()) c.sliding_window = j.at("sliding_window");
+  c.context_length = j.value("max_position_embeddings", c.context_length);
   LTX_CHECK(!j.value("use_bidirectional_attention", false), "gemma3",
             "config: use_bidirectional_attention is not supported");
   for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
@@ -102,6 +103,7 @@ Config Config::from_gguf(const GGUFFile& f) {
     c.rope_linear_factor = f.value("gemma3.rope.scaling.factor").as_float();
   }
   c.sliding_window = get_int("attention.sliding_window");
+  if (f.find("gemma3.context_length")) c.context_length = get_int("context_length");
   c.query_pre_attn_scalar = c.n_layers == 62 ? double(c.hidden_size / c.n_heads) : double(c.head_dim);
   c.layer_types = pattern_layer_types(c.n_layers, 6);
   c.vocab_size = f.info("token_embd.weight").shape.dim(0);

@@ -32,6 +32,7 @@ struct Config {
   double rope_local_base_freq = 1e4;  // sliding layers, never scaled
   double rope_linear_factor = 1.0;    // global layers only: inv_freq / factor ("linear" rope_scaling)
   int64_t sliding_window = 4096;
+  int64_t context_length = 131072;     // the positions it was trained for (max_position_embeddings)
   std::vector<LayerType> layer_types;  // one per layer
   // Norm weights as stored: HF checkpoints store w and compute x·(1+w); the GGUF converter stores 1+w
   // (llama.cpp convert_hf_to_gguf.py, Gemma3Model.modify_tensors), so GGUF norms multiply plainly.
