@@ -1,4 +1,5 @@
-// `ltx bench --dit-slice DIR ...`, `ltx bench --vae-decode DIR ...` and `ltx bench --matmul ...`: our side of the
+// `ltx bench --dit-slice DIR ...`, `ltx bench --vae-decode DIR ...`, `ltx bench --matmul ...` and `ltx bench
+// --generation GGUF ...`: our side of the
 // model benchmarks, run through the models as generate runs them, and the transformer's Linear shapes per weight
 // type. The kernel table (ours beside oneDNN) is bench/kernels (bench_kernels).
 #include <cstdio>
@@ -17,6 +18,8 @@ constexpr const char* kUsage =
     "  --matmul: x [1, M, K] bf16 times the LTX-2.3 22B transformer's Linear weights [N, K] through a compiled plan,\n"
     "  per weight type (bf16, f8_e4m3, q8_0, q4_k): median ms, GFLOP/s, ratio to bf16, weight bytes\n"
     "  (defaults: --m 192,1536 --types bf16,f8_e4m3,q8_0,q4_k --shapes video --repeat 3)\n"
+    "       ltx bench --generation GGUF [--prompt-tokens N] [--new-tokens N] [--reps N] [--precision P]\n"
+    "  --generation: Gemma 3 prompt processing and greedy generation speed in tokens/s (bench/generation.sh)\n"
     "The kernel table (ours beside oneDNN) is build/bench/bench_kernels [--quick].";
 
 }  // namespace
@@ -26,6 +29,7 @@ int bench(Args args) {
   if (mode == "--dit-slice") return bench_dit_slice(args.subspan(1));
   if (mode == "--vae-decode") return bench_vae_decode(args.subspan(1));
   if (mode == "--matmul") return bench_matmul(args.subspan(1));
+  if (mode == "--generation") return bench_generation(args.subspan(1));
   if (mode == "--help" || mode == "-h") {
     std::printf("%s\n", kUsage);
     return 0;

@@ -34,6 +34,8 @@ int serve(Args args);          // serve.cpp
 int bench_dit_slice(Args args);
 // bench_matmul.cpp: `ltx bench --matmul`, reached through bench().
 int bench_matmul(Args args);
+// bench_generation.cpp: `ltx bench --generation`, reached through bench().
+int bench_generation(Args args);
 // bench_vae_decode.cpp: `ltx bench --vae-decode`, reached through bench().
 int bench_vae_decode(Args args);
 

@@ -22,7 +22,7 @@ void run(OpKind kind, const OpAttrs& attrs, Inputs inputs, const Tensor& out, Pr
     return;
   if (kind == OpKind::Cast && opt::try_cast(std::get<CastAttrs>(attrs), inputs, out)) return;
   if (kind == OpKind::PixelNorm && opt::try_pixel_norm(std::get<NormAttrs>(attrs), inputs, out)) return;
-  if ((kind == OpKind::Slice || kind == OpKind::Permute || kind == OpKind::Gather) &&
+  if ((kind == OpKind::Slice || kind == OpKind::Permute || kind == OpKind::Gather || kind == OpKind::Concat) &&
       opt::try_layout(kind, attrs, inputs, out))
     return;
   run_reference(kind, attrs, inputs, out);

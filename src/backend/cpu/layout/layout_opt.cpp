@@ -1,4 +1,4 @@
-// opt::try_layout: Slice, Permute and Gather of plain dtypes as block copies, parallel over rows. The reference
+// opt::try_layout: Slice, Permute, Gather and Concat of plain dtypes as block copies, parallel over rows. The reference
 // (layout_ref.cpp) copies one element at a time through a full index walk; here the source is described as a
 // strided view of the output's shape, adjacent axes that stay contiguous are merged, and each innermost run is one
 // memcpy when it is contiguous in the source (a strided element loop otherwise). Bytes are moved unchanged, so the
@@ -153,6 +153,30 @@ bool gather(const Tensor& table, const Tensor& ids, const Tensor& out) {
   return true;
 }
 
+// Contiguous inputs concatenated along an axis: for each index before the axis, every input's block is one memcpy
+// (a language model's cached keys and values followed by the new token's). Other inputs: false (the reference).
+bool concat(const AxisAttrs& a, Inputs in, const Tensor& out, size_t es) {
+  for (const Tensor& x : in)
+    if (!x.is_contiguous() || x.dtype() != out.dtype()) return false;
+  const int axis = out.shape().axis(a.axis);
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; ++i) outer *= out.shape()[i];
+  for (int i = axis + 1; i < out.rank(); ++i) inner *= out.shape()[i];
+  const auto out_row = static_cast<size_t>(out.shape()[axis] * inner) * es;
+  const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>((size_t{64} << 10) / std::max<size_t>(out_row, 1)));
+  parallel_for(outer, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      std::byte* dst = out.raw() + static_cast<size_t>(o) * out_row;
+      for (const Tensor& x : in) {
+        const auto bytes = static_cast<size_t>(x.shape()[axis] * inner) * es;
+        std::memcpy(dst, x.raw() + static_cast<size_t>(o) * bytes, bytes);
+        dst += bytes;
+      }
+    }
+  });
+  return true;
+}
+
 }  // namespace
 
 bool try_layout(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out) {
@@ -167,6 +191,8 @@ bool try_layout(OpKind kind, const OpAttrs& attrs, Inputs in, const Tensor& out)
       return true;
     case OpKind::Gather:
       return gather(in[0], in[1], out);
+    case OpKind::Concat:
+      return concat(std::get<AxisAttrs>(attrs), in, out, es);
     default:
       return false;
   }

@@ -10,11 +10,13 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
 #include "backend/cpu/vec_avx512.h"
 #include "core/cpu_features.h"
+#include "core/half.h"
 #include "core/thread_pool.h"
 
 namespace ltx::cpu::gemm {
@@ -72,24 +74,26 @@ void block(const Problem& p, int64_t n0, int cols, int64_t kc_step) {
 template <bool Native>
 void block_bf16(const Problem& p, int64_t n0, int cols, int64_t kc_step) {
   const auto* a = reinterpret_cast<const uint16_t*>(p.a.data);
+  // Encoded rows are decoded whole, once (the values a per-slice decode gives: blocks decode independently).
+  thread_local std::vector<uint16_t> decoded;
   const bool encoded = dtype_is_quantized(p.b.dtype);
-  const auto block = encoded ? static_cast<int64_t>(dtype_block_elems(p.b.dtype)) : 1;
-  const auto block_bytes = encoded ? static_cast<int64_t>(dtype_block_bytes(p.b.dtype)) : 2;
-  alignas(64) uint16_t lines[16][kKC_bf16 + 32];
+  const uint16_t* w[16];
+  if (encoded) {
+    if (decoded.size() < static_cast<size_t>(16 * p.k)) decoded.resize(static_cast<size_t>(16 * p.k));
+    for (int j = 0; j < cols; ++j) {
+      if (j + 1 < cols) prefetch_bytes(w_row(p.b, n0 + j + 1), p.b.row_bytes);
+      decode_row_bf16(p.b.dtype, w_row(p.b, n0 + j), p.k, decoded.data() + j * p.k);
+      w[j] = decoded.data() + j * p.k;
+    }
+  } else {
+    for (int j = 0; j < cols; ++j) w[j] = reinterpret_cast<const uint16_t*>(w_row(p.b, n0 + j));
+  }
   const __mmask16 out_mask = lanes(cols);
   __m512 c[kMaxRows];
   for (int64_t pc = 0; pc < p.k; pc += kc_step) {
     const int64_t kc = std::min(kc_step, p.k - pc);
     const uint16_t* rows[16];
-    for (int j = 0; j < cols; ++j) {
-      const std::byte* row = w_row(p.b, n0 + j);
-      if (encoded) {
-        decode_row_bf16(p.b.dtype, row + pc / block * block_bytes, kc, lines[j]);
-        rows[j] = lines[j];
-      } else {
-        rows[j] = reinterpret_cast<const uint16_t*>(row) + pc;
-      }
-    }
+    for (int j = 0; j < cols; ++j) rows[j] = w[j] + pc;
     __m512 acc[kMaxRows];
     for (int64_t i = 0; i < p.m; ++i) acc[i] = _mm512_setzero_ps();
     for (int64_t k0 = 0; k0 < kc; k0 += 32) {
@@ -100,10 +104,22 @@ void block_bf16(const Problem& p, int64_t n0, int cols, int64_t kc_step) {
         r[j] = j < cols ? _mm512_maskz_loadu_epi16(load_mask, rows[j] + k0) : _mm512_setzero_si512();
       transpose16(reinterpret_cast<__m512*>(r));  // r[t]: the bf16 pairs (k0 + 2t, k0 + 2t + 1) of 16 rows of W
       for (int t = 0; 2 * t < valid; ++t) {
-        for (int64_t i = 0; i < p.m; ++i) {
-          const uint16_t* ai = a + i * p.a.sm + pc + k0 + 2 * t;
-          const uint32_t pair = ai[0] | (2 * t + 1 < valid ? static_cast<uint32_t>(ai[1]) << 16 : 0u);
-          acc[i] = vec::dpbf16<Native>(acc[i], _mm512_set1_epi32(static_cast<int>(pair)), r[t]);
+        if constexpr (!Native) {
+          // vec::dpbf16's emulation with W's halves widened once for every row of a: odd products first, as it adds.
+          const __m512 w_even = _mm512_castsi512_ps(_mm512_slli_epi32(r[t], 16));
+          const __m512 w_odd =
+              _mm512_castsi512_ps(_mm512_and_si512(r[t], _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+          for (int64_t i = 0; i < p.m; ++i) {
+            const uint16_t* ai = a + i * p.a.sm + pc + k0 + 2 * t;
+            const float even = bf16_to_f32(ai[0]), odd = 2 * t + 1 < valid ? bf16_to_f32(ai[1]) : 0.0f;
+            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(even), w_even, _mm512_fmadd_ps(_mm512_set1_ps(odd), w_odd, acc[i]));
+          }
+        } else {
+          for (int64_t i = 0; i < p.m; ++i) {
+            const uint16_t* ai = a + i * p.a.sm + pc + k0 + 2 * t;
+            const uint32_t pair = ai[0] | (2 * t + 1 < valid ? static_cast<uint32_t>(ai[1]) << 16 : 0u);
+            acc[i] = vec::dpbf16<true>(acc[i], _mm512_set1_epi32(static_cast<int>(pair)), r[t]);
+          }
         }
       }
     }
