@@ -165,12 +165,15 @@ std::string Engine::enhance(const std::string& prompt, const EnhanceRequest& req
   o.greedy = request.greedy;
   o.max_new_tokens = request.max_new_tokens;
   o.system_prompt = request.system_prompt;
+  stages::PromptEncoder& encoder = *impl.models->encoder;
+  api::in_phase(ErrorCategory::InvalidRequest,
+                [&] { stages::check_enhance_request(encoder.model(), encoder.tokenizer(), prompt, o); });
   try {
-    stages::PromptEncoder& encoder = *impl.models->encoder;
-    return api::in_phase(ErrorCategory::InvalidRequest, [&] {
-      return stages::enhance_prompt(encoder.model(), encoder.tokenizer(), prompt, o).prompt;
-    });
+    std::string out = stages::enhance_prompt(encoder.model(), encoder.tokenizer(), prompt, o).prompt;
+    encoder.release_activations();  // the prefill plan's arena, until the next call
+    return out;
   } catch (...) {
+    encoder.release_activations();
     api::rethrow_in_phase(ErrorCategory::Internal);
   }
 }

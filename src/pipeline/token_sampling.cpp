@@ -11,6 +11,8 @@ namespace ltx {
 
 int32_t TokenSampler::next(std::span<const float> logits) {
   LTX_CHECK(!logits.empty(), "sampling", "no logits to sample from");
+  for (const float x : logits)  // a NaN would break the orderings below
+    LTX_CHECK(!std::isnan(x), "sampling", "the logits hold NaN: the model's output is not finite");
   if (options_.greedy) return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
   LTX_CHECK(options_.temperature > 0.0f, "sampling", "temperature must be > 0, got ", options_.temperature);
   const auto n = static_cast<int64_t>(logits.size());

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/unicode_letters.h"
 #include "models/gemma3/generation.h"
 
 namespace ltx::stages {
@@ -20,24 +21,6 @@ constexpr float kTemperature = 0.7f;
 constexpr int64_t kTopK = 50;
 // base_encoder.py _pad_inputs_for_attention_alignment: the prompt right-padded to a multiple of this.
 constexpr int64_t kAlignment = 8;
-
-// Unicode letters (Python's str.isalpha: categories Lu, Ll, Lt, Lm, Lo), by the C library's classification of the
-// code point in a UTF-8 locale.
-bool is_letter(char32_t c) {
-  if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
-  return utf8 != static_cast<locale_t>(nullptr) && iswalpha_l(static_cast<wint_t>(c), utf8) != 0;
-}
-
-// The code point at s[i] and its length in bytes (a malformed byte: itself, length 1).
-std::pair<char32_t, size_t> code_point(const std::string& s, size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  const size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-  if (n == 1 || i + n > s.size()) return {b, 1};
-  char32_t c = b & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  return {c, n};
-}
 
 }  // namespace
 
@@ -93,26 +76,43 @@ std::string clean_response(const std::string& text) {
     if (!replaced) out.push_back(text[i++]);
   }
   for (size_t i = 0; i < out.size();) {
-    const auto [c, n] = code_point(out, i);
-    if (is_letter(c)) return out.substr(i);
+    const auto [c, n] = utf8_code_point(out, i);
+    if (is_unicode_letter(c)) return out.substr(i);
     i += n;
   }
   return out;
 }
 
-EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
-                             const EnhanceOptions& options, const std::function<void(int64_t)>& on_token) {
+namespace {
+
+// The chat prompt's tokens for `prompt`, padded as _enhance pads them; throws when they cannot be generated from.
+gemma3::PromptTokens enhance_tokens(const gemma3::Model& model, const gemma3::Tokenizer& tokenizer,
+                                    const std::string& prompt, const EnhanceOptions& options) {
   LTX_CHECK(!gemma3::strip_unicode_whitespace(prompt).empty(), "enhance", "the prompt to enhance is empty");
+  LTX_CHECK(options.max_new_tokens >= 1, "enhance", "max_new_tokens must be at least 1, got ", options.max_new_tokens);
   for (const char* token : {"<start_of_turn>", "<end_of_turn>"})
     LTX_CHECK(tokenizer.find(token) >= 0, "enhance", "the text encoder's vocabulary has no ", token,
               ": it is not a Gemma 3 chat model, whose turns prompt enhancement writes");
   const std::string& system = options.system_prompt.empty() ? default_enhance_system_prompt() : options.system_prompt;
   const std::vector<int32_t> ids = chat_prompt_ids(tokenizer, system, "user prompt: " + prompt);
-  const gemma3::PromptTokens tokens = gemma3::right_padded_prompt(ids, kAlignment, tokenizer.pad_id());
+  gemma3::PromptTokens tokens = gemma3::right_padded_prompt(ids, kAlignment, tokenizer.pad_id());
   const int64_t context = model.config().context_length;
   LTX_CHECK(static_cast<int64_t>(tokens.ids.size()) + options.max_new_tokens <= context, "enhance", "the prompt is ",
-            ids.size(), " tokens with the system prompt; with up to ", options.max_new_tokens,
+            tokens.ids.size(), " tokens with the system prompt and alignment; with up to ", options.max_new_tokens,
             " new tokens that exceeds the text encoder's context of ", context, " tokens: shorten it");
+  return tokens;
+}
+
+}  // namespace
+
+void check_enhance_request(const gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
+                           const EnhanceOptions& options) {
+  enhance_tokens(model, tokenizer, prompt, options);
+}
+
+EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
+                             const EnhanceOptions& options, const std::function<void(int64_t)>& on_token) {
+  const gemma3::PromptTokens tokens = enhance_tokens(model, tokenizer, prompt, options);
   gemma3::GenerationOptions g;
   g.sampling = {.greedy = options.greedy, .temperature = kTemperature, .top_k = kTopK};
   g.seed = options.seed;
@@ -126,7 +126,7 @@ EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& toke
   EnhanceResult out;
   out.reply = tokenizer.decode(r.tokens, true);
   out.prompt = clean_response(out.reply);
-  out.prompt_tokens = static_cast<int64_t>(ids.size());
+  out.prompt_tokens = static_cast<int64_t>(tokens.ids.size());
   out.new_tokens = static_cast<int64_t>(r.tokens.size());
   out.prefill_seconds = r.prefill_seconds;
   out.decode_seconds = r.decode_seconds;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "models/gemma3/model.h"
 #include "models/gemma3/tokenizer.h"
@@ -41,6 +42,11 @@ std::vector<int32_t> chat_prompt_ids(const gemma3::Tokenizer& tokenizer, const s
 // helpers.py clean_response: curly quotes, dashes, primes, the minus sign and no-break spaces replaced by ASCII,
 // then the characters before the first letter removed (a text without letters is returned whole).
 std::string clean_response(const std::string& text);
+
+// What enhance_prompt refuses before any work (an empty prompt, a vocabulary without Gemma's turn tokens, a prompt
+// that with max_new_tokens exceeds the context), as one ltx::Error.
+void check_enhance_request(const gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,
+                           const EnhanceOptions& options);
 
 // enhance_t2v: `prompt` rewritten. `on_token` (optional) hears the count of new tokens as they come.
 EnhanceResult enhance_prompt(gemma3::Model& model, const gemma3::Tokenizer& tokenizer, const std::string& prompt,

@@ -83,15 +83,19 @@ TEST(Gemma3Generation, ChatPromptsRightPaddedAsEnhanceDoes) {
   }
 }
 
+// 300 tokens of the long prompt in chunks of 100: the cache starts empty and grows across the 128- and 256-slot
+// buckets, its filled slots copied each time.
 TEST(Gemma3Generation, ChunkedExtendGivesTheOneShotLogits) {
   if (testing::real_gguf_path().empty()) GTEST_SKIP() << testing::kSkipNoGguf;
   const Json g = golden();
-  const PromptTokens p = right_padded_prompt(ints(g.at("cases").at(0).at("ids")), 1, 0);
+  std::vector<int32_t> ids = ints(g.at("cases").at(3).at("ids"));
+  ids.resize(300);
+  const PromptTokens p = right_padded_prompt(ids, 1, 0);
   KvCache whole, parts;
   const std::vector<float> one_shot = real_model().model.extend(whole, p.ids, p.positions, p.valid);
   std::vector<float> chunked;
-  for (size_t at = 0; at < p.ids.size(); at += 5) {
-    const size_t end = std::min(p.ids.size(), at + 5);
+  for (size_t at = 0; at < p.ids.size(); at += 100) {
+    const size_t end = std::min(p.ids.size(), at + 100);
     const auto slice = [&](const std::vector<int64_t>& v) {
       return std::vector<int64_t>(v.begin() + static_cast<ptrdiff_t>(at), v.begin() + static_cast<ptrdiff_t>(end));
     };

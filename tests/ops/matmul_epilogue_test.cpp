@@ -166,6 +166,9 @@ TEST(MatMulEpilogue, BF16RoundsOnceAfterTheChain) {
       {{linear, random_tensor(DType::BF16, {100, 200}, 23), random_tensor(DType::BF16, {70, 200}, 24)}, "one slice"},
       {{linear, random_tensor(DType::BF16, {33, 641}, 25), random_tensor(DType::BF16, {400, 641}, 26)}, "panel"},
       {{linear, random_tensor(DType::BF16, {20, 512}, 27), random_tensor(DType::Q4_K, {530, 512}, 28)}, "q4_k"},
+      // The matrix-vector path (1-4 bf16 rows), N across 256-output epilogue groups, plain and encoded W.
+      {{linear, random_tensor(DType::BF16, {1, 640}, 29), random_tensor(DType::BF16, {600, 640}, 30)}, "gemv"},
+      {{linear, random_tensor(DType::BF16, {4, 512}, 31), random_tensor(DType::Q4_K, {530, 512}, 32)}, "gemv q4_k"},
   };
   for (const auto& [c, what] : cases) {
     const Tensor out = product_shape_tensor(c, DType::BF16);

@@ -1,8 +1,9 @@
 // `ltx bench --generation GGUF [--prompt-tokens N] [--new-tokens N] [--reps N] [--precision validation|production]`:
-// our side of the issue-17 benchmark. Gemma 3 from a GGUF: a prompt of N tokens (a fixed text, repeated and cut)
+// our side of bench/generation.sh. Gemma 3 from a GGUF: a prompt of N tokens (a fixed text, repeated and cut)
 // prefilled into the KV cache, then N new tokens greedily, every one generated (no stop token); prompt processing
 // and generation speed in tokens/s (median of the repetitions after a warm-up) as key=value lines.
-// bench/generation.sh prints them beside llama.cpp's and transformers' on the same file.
+// bench/generation.sh prints them beside llama.cpp's and transformers' on the same file. --precision is validation
+// or production (the default).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,7 +34,7 @@ int bench_generation(Args args) {
       new_tokens = whole_number("bench", a, v, 1, 8192);
     else if (a == "--reps")
       reps = whole_number("bench", a, v, 1, 100);
-    else if (a == "--precision")
+    else if (a == "--precision" && (v == "validation" || v == "production"))
       compute = v == "validation" ? DType::F32 : DType::BF16;
     else
       fail("bench", "unknown option " + a);

@@ -64,10 +64,10 @@ std::vector<int64_t> block_list(const std::string& option, const std::string& va
   return out;
 }
 
-// A whole text file (--prompts-file, --enhance-system-prompt).
-std::string read_text_file(const std::string& path) {
+// A whole text file given to `option` (--prompts-file, --enhance-system-prompt).
+std::string read_text_file(const std::string& option, const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) throw Error("generate", path + " cannot be read", ErrorCategory::Io);
+  if (f == nullptr) throw Error("generate", option + " " + path + " cannot be read", ErrorCategory::Io);
   std::string text;
   char buf[4096];
   size_t n;
@@ -78,7 +78,7 @@ std::string read_text_file(const std::string& path) {
 
 // One prompt per line; blank lines are skipped, a trailing CR is dropped.
 std::vector<std::string> read_prompts_file(const std::string& path) {
-  const std::string text = read_text_file(path);
+  const std::string text = read_text_file("--prompts-file", path);
   std::vector<std::string> prompts;
   size_t start = 0;
   while (start < text.size()) {
@@ -175,7 +175,7 @@ struct Parser {
     else if (a == "--video-strength")
       video_strength = finite_number(a, v);
     else if (a == "--enhance-system-prompt")
-      r.enhance_system_prompt = read_text_file(v);
+      r.enhance_system_prompt = read_text_file(a, v);
     else if (a == "--enhance-max-new-tokens")
       r.enhance_max_new_tokens = at_least(a, v, 1);
     else if (a == "--conditioning-mask")
@@ -245,8 +245,8 @@ bool takes_value(const std::string& a) {
       "--frames", "--width", "--height", "--fps", "--steps", "--seed", "--cfg", "--audio-cfg", "--stg", "--audio-stg",
       "--stg-blocks", "--rescale", "--audio-rescale", "--modality", "--audio-modality", "--video-skip-step",
       "--audio-skip-step", "--sampler", "--image", "--video", "--video-strength", "--conditioning-mask",
-      "--conditioning-strength", "--enhance-system-prompt", "--enhance-max-new-tokens", "--audio", "--audio-start", "--audio-max-duration", "--retake",
-      "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
+      "--conditioning-strength", "--enhance-system-prompt", "--enhance-max-new-tokens", "--audio", "--audio-start",
+      "--audio-max-duration", "--retake", "--start", "--end", "--record-noise", "--replay-noise", "--wav", "--frames-dir", "--sidecar",
       "--progress", "--repeat"};
   // clang-format on
   return with_value.count(a) != 0 || is_model_option_with_value(a);
@@ -264,8 +264,8 @@ void check_usage(const GenerateOptions& o, bool json_sidecar, bool two_stage, co
     problems.push_back("give exactly one of --text-encoder and --text-embeddings");
   if (two_stage && e.upsampler.empty()) problems.push_back("--two-stage needs --upsampler");
   if (r.audio && r.audio->path.empty()) problems.push_back("--audio-start and --audio-max-duration need --audio FILE");
-  for (const char* o : {"--enhance-system-prompt", "--enhance-max-new-tokens"})
-    if (given.count(o) && !r.enhance_prompt) problems.push_back(std::string(o) + " needs --enhance-prompt");
+  for (const char* option : {"--enhance-system-prompt", "--enhance-max-new-tokens"})
+    if (given.count(option) && !r.enhance_prompt) problems.push_back(std::string(option) + " needs --enhance-prompt");
   if (given.count("--video-strength") && r.reference_videos.empty())
     problems.push_back("--video-strength needs --video FILE (the IC-LoRA's reference video)");
   if (r.retake && r.retake->path.empty()) problems.push_back("--start, --end and --retake-keep-* need --retake FILE");

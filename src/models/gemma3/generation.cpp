@@ -1,5 +1,6 @@
 #include "models/gemma3/generation.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.h"
@@ -29,7 +30,7 @@ GenerationResult generate(Model& model, const PromptTokens& prompt, const Genera
     return std::chrono::duration<double>(Clock::now() - from).count();
   };
   GenerationResult out;
-  KvCache cache;
+  KvCache cache = model.new_cache(static_cast<int64_t>(prompt.ids.size()) + options.max_new_tokens);
   TokenSampler sampler(options.sampling, options.seed);
   auto t0 = Clock::now();
   std::vector<float> logits = model.extend(cache, prompt.ids, prompt.positions, prompt.valid);

@@ -325,6 +325,16 @@ Output Model::forward_real_tokens(const Tensor& ids, const Tensor& mask, bool in
   return out;
 }
 
+KvCache Model::new_cache(int64_t slots) const {
+  KvCache cache;
+  const int64_t capacity = round_up(std::max<int64_t>(slots, 1), kCacheBucket);
+  for (int64_t i = 0; i < config_.n_layers; ++i) {
+    cache.keys.push_back(Tensor::empty(DType::F32, {1, config_.n_kv_heads, capacity, config_.head_dim}));
+    cache.values.push_back(Tensor::empty(DType::F32, {1, config_.n_kv_heads, capacity, config_.head_dim}));
+  }
+  return cache;
+}
+
 namespace {
 
 // The additive mask [1, 1, S, C + S] of S new tokens over the cache's C slots and themselves, by slot index as
@@ -438,7 +448,6 @@ std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& ids
       copy_slots(outs[k], n, (nm[0] == 'k' ? cache.keys : cache.values)[layer], cache.length);
     }
   }
-  cache.positions.insert(cache.positions.end(), positions.begin(), positions.end());
   cache.valid.insert(cache.valid.end(), valid.begin(), valid.end());
   cache.length += n;
   return logits;

@@ -31,11 +31,11 @@ struct Output {
 };
 
 // One generation's keys and values (Model::extend): per layer [1, KVH, capacity, head_dim] f32, slots [0, length)
-// filled in order, each with its RoPE position and whether it may be attended to (a pad keeps its slot, masked).
+// filled in order, each flagged whether it may be attended to (a pad keeps its slot, masked).
 struct KvCache {
   int64_t length = 0;
   std::vector<Tensor> keys, values;
-  std::vector<int64_t> positions, valid;
+  std::vector<int64_t> valid;
   int64_t capacity() const { return keys.empty() ? 0 : keys.front().dim(2); }
 };
 
@@ -69,6 +69,9 @@ class Model {
   // (the head tied to the embeddings, as Gemma3ForCausalLM). Attention is causal and windowed by slot index, as
   // transformers' generate masks a padded prompt. The cache grows in buckets of 128 slots and new tokens are
   // padded to a multiple of 32, so that a generation compiles a few plans and reuses them.
+  // An empty cache with room for `slots` tokens (rounded up to the bucket): a generation that reserves what it needs
+  // never grows it, and compiles one decode plan.
+  KvCache new_cache(int64_t slots) const;
   std::vector<float> extend(KvCache& cache, const std::vector<int64_t>& ids, const std::vector<int64_t>& positions,
                             const std::vector<int64_t>& valid);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/unicode_letters.h"
 #include "io/gguf.h"
 #include "io/json.h"
 
@@ -166,6 +167,7 @@ Tokenizer Tokenizer::from_gguf(const GGUFFile& f) {
   }
   t.special_.assign(tokens.size(), false);
   for (size_t i = 0; i < tokens.size(); ++i) t.special_[i] = types[i] == 3;
+  t.mark_image_tokens_special();
   const auto id_of = [&](const char* key, int32_t fallback) {
     const GGUFValue* v = f.find(key);
     return v ? static_cast<int32_t>(v->as_int()) : fallback;
@@ -298,6 +300,7 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
     if (content == "<pad>") t.pad_id_ = id;
     if (content == "<unk>") t.unk_id_ = id;
   }
+  t.mark_image_tokens_special();
   return t;
 }
 
@@ -315,21 +318,24 @@ int byte_piece(std::string_view piece) {
   return v;
 }
 
-// Whether `s` is valid UTF-8 (Rust's String::from_utf8 without the overlong and surrogate checks, which no
-// vocabulary's byte runs exercise).
+// Whether `s` is valid UTF-8: every sequence whole (core/unicode_letters.h decodes it).
 bool valid_utf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    const auto [c, n] = utf8_code_point(s, i);
+    if (n == 1 && c >= 0x80) return false;
     i += n;
   }
   return true;
 }
 
 }  // namespace
+
+void Tokenizer::mark_image_tokens_special() {
+  // Gemma3Processor registers the image markers as extra special tokens, so its decode skips them too.
+  for (const char* name : {"<start_of_image>", "<end_of_image>", "<image_soft_token>"})
+    if (const int32_t id = vocab_.find(name); id >= 0 && static_cast<size_t>(id) < special_.size())
+      special_[static_cast<size_t>(id)] = true;
+}
 
 std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) const {
   // tokenizers' ByteFallback decoder: a run of <0xNN> pieces becomes its bytes when they are valid UTF-8, else one

@@ -92,13 +92,15 @@ class Tokenizer {
   std::optional<Merge> derived_merge(int32_t l, int32_t r) const;
   void build_byte_ids();
   void add_special(std::string_view text, int32_t id);
+  void mark_image_tokens_special();
   void bpe(std::string_view text, std::vector<int32_t>& out) const;
 
   Vocabulary vocab_;                            // id <-> piece as the model spells it (a repeated piece: last id)
   std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank and merged id (HF json)
   bool derive_merges_ = false;                  // GGUF: merges follow from the vocabulary (derived_merge)
   std::vector<TrieNode> trie_;                  // added tokens, matched on raw bytes
-  std::vector<bool> special_;                   // per id: a special token (GGUF control type; tokenizer.json special)
+  // Per id: a special token (GGUF control type; tokenizer.json special; the image markers, as Gemma3Processor).
+  std::vector<bool> special_;
   int32_t byte_ids_[256] = {};
   int32_t unk_id_ = 3, bos_id_ = 2, eos_id_ = 1, pad_id_ = 0;
 };
