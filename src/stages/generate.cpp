@@ -119,7 +119,8 @@ TextContexts encode_prompts(PromptEncoder& encoder, const GenerateRequest& r, co
 }
 
 // helpers.py encode_prompts with enhance_first_prompt, for every prompt: each rewritten by the loaded text encoder,
-// seeded by the request's seed as the pipelines seed it; progress hears each enhanced prompt as a note.
+// seeded by the request's seed as the pipelines seed it; progress counts each new token as a step (where a caller may
+// cancel) and hears each enhanced prompt as a note.
 std::vector<std::string> enhance_prompts(PromptEncoder& encoder, const GenerateRequest& r, ProgressReporter* progress) {
   EnhanceOptions o;
   o.seed = r.seed;
@@ -127,7 +128,10 @@ std::vector<std::string> enhance_prompts(PromptEncoder& encoder, const GenerateR
   o.max_new_tokens = r.enhance_max_new_tokens;
   std::vector<std::string> out;
   for (const std::string& p : r.prompts) {
-    out.push_back(enhance_prompt(encoder.model(), encoder.tokenizer(), p, o).prompt);
+    // Each new token is a step of the stage, so that a caller can follow it and cancel it.
+    progress_add_steps(progress, o.max_new_tokens);
+    out.push_back(
+        enhance_prompt(encoder.model(), encoder.tokenizer(), p, o, [&](int64_t) { progress_step(progress); }).prompt);
     if (progress) progress->note("enhanced prompt: " + out.back());
   }
   return out;
