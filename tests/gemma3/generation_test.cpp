@@ -1,8 +1,8 @@
 // Gemma 3 as a generator on the real 270M GGUF against transformers (tests/data/gemma3/greedy_270m.json, made by
-// tools/reference/make_gemma_generation_goldens.py): greedy tokens equal token for token from plain prompts (one
-// longer than the 512-token sliding window) and from chat prompts right-padded to a multiple of 8 as ltx-core's
-// _enhance pads them; the prefill's top logits agree; the chat prompt's ids equal transformers' rendering of Gemma
-// 3's template; the KV-cache path gives the logits a one-shot prefill gives, chunk by chunk.
+// tools/reference/make_gemma_generation_goldens.py): greedy tokens equal token for token from plain prompts (one of
+// 589 tokens, longer than the 512-token sliding window) and from chat prompts right-padded to a multiple of 8 as
+// ltx-core's _enhance pads them; the prefill's top logits agree; the chat prompt's ids equal transformers' rendering of
+// Gemma 3's template; the KV-cache path gives the logits a one-shot prefill gives, chunk by chunk.
 #include "models/gemma3/generation.h"
 
 #include <gtest/gtest.h>
@@ -48,8 +48,10 @@ TEST(Gemma3Generation, GreedyEqualsTransformersFromPlainPrompts) {
   if (testing::real_gguf_path().empty()) GTEST_SKIP() << testing::kSkipNoGguf;
   const Json g = golden();  // held: a range-for over golden().at(...) would read a destroyed temporary
   for (const Json& c : g.at("cases")) {
-    const std::vector<int32_t> want = ints(c.at("greedy"));
+    std::vector<int32_t> want = ints(c.at("greedy"));
     const PromptTokens prompt = right_padded_prompt(ints(c.at("ids")), 1, 0);
+    // Each f32 step reads the 670 MB f32 head; 32 tokens per prompt keep the test short (the golden holds 64).
+    want.resize(std::min<size_t>(want.size(), 32));
     const GenerationResult r = generate(real_model().model, prompt, greedy(static_cast<int64_t>(want.size())));
     EXPECT_EQ(r.tokens, want) << "prompt of " << prompt.ids.size() << " tokens";
   }
