@@ -273,6 +273,26 @@ std::optional<MemoryPlan> plan_run_memory(const LoadedModels& m, const GenerateR
   shape.width = r.width;
   shape.fps = r.fps;
   shape.two_stage = r.two_stage;
+  // Appended conditioning tokens: an image not replacing frame 0 adds one latent frame at each stage's size; IC-LoRA
+  // references add theirs to stage 1, where their attention weights make a [T, T] mask.
+  const auto frame_tokens = [](int64_t h, int64_t w) { return (h / 32) * (w / 32); };
+  int64_t appended_images = 0;
+  for (const ImageConditionInput& image : r.images) appended_images += r.keyframe_interpolation || image.frame != 0;
+  shape.appended_video_tokens = appended_images * frame_tokens(r.height, r.width);
+  if (!spec.references.empty()) {
+    const int64_t h1 = r.two_stage ? r.height / 2 : r.height, w1 = r.two_stage ? r.width / 2 : r.width;
+    int64_t tokens = video_latent_shape(m.models.dit->config(), 1, r.frames, h1, w1).tokens() +
+                     appended_images * frame_tokens(h1, w1);
+    bool weighted = false;
+    for (const VideoCondition& c : spec.references) {
+      tokens += c.latent.dim(2) * c.latent.dim(3) * c.latent.dim(4);
+      weighted = weighted || !c.attention.empty();
+    }
+    if (!r.two_stage)
+      shape.appended_video_tokens =
+          tokens - video_latent_shape(m.models.dit->config(), 1, r.frames, r.height, r.width).tokens();
+    if (weighted) shape.masked_stage_tokens = tokens;
+  }
   PhaseWeights weights = m.weight_bytes;
   weights.held_bytes = resident_anonymous_bytes();
   if (!r.text_embeddings.empty()) weights.text_encoder = 0;

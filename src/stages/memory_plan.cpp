@@ -93,13 +93,16 @@ size_t estimate_dit_activation_bytes(const ltxm::DitConfig& dit, const RunShape&
   const int64_t b = s.items * s.passes;
   const VideoLatentShape v = VideoLatentShape::from_pixels(b, dit.in_channels, s.frames, s.height, s.width);
   const AudioLatentShape a = AudioLatentShape::from_video(b, dit.audio_in_channels / 16, 16, s.frames, s.fps);
-  const auto tokens_v = static_cast<size_t>(b * v.tokens()), tokens_a = static_cast<size_t>(b * a.tokens());
+  const auto tokens_v = static_cast<size_t>(b * (v.tokens() + s.appended_video_tokens));
+  const auto tokens_a = static_cast<size_t>(b * a.tokens());
   const auto ff_v = static_cast<size_t>(4 * dit.inner()), ff_a = static_cast<size_t>(4 * dit.audio_inner());
   size_t bytes = tokens_v * (stream_bytes_per_token(dit.inner()) + 2 * 2 * ff_v);
   if (dit.has_audio()) bytes += tokens_a * (stream_bytes_per_token(dit.audio_inner()) + 2 * 2 * ff_a);
   // The text contexts (f32) and one block's cross-attention keys and values (bf16), per stream.
   const auto context = static_cast<size_t>(b * 1024);
   bytes += context * static_cast<size_t>(dit.inner() + dit.audio_inner()) * (4 + 2 * 2);
+  const auto masked = static_cast<size_t>(s.masked_stage_tokens);
+  bytes += static_cast<size_t>(b) * masked * masked * 4 * 3;
   return bytes + (size_t{16} << 20);  // kernel scratch, modulation tables, latents
 }
 

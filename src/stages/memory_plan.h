@@ -34,6 +34,11 @@ struct RunShape {
   double fps = 24.0;
   bool two_stage = false;
   int64_t prompt_tokens = 1024;  // Gemma's longest real prompt length (1024 when unknown)
+  // Conditioning tokens appended to each item's video at the full-size stage (keyframes), and the video token count
+  // of a stage that carries a [T, T] self-attention mask (IC-LoRA's weighted references; 0: none): the mask, its
+  // log-space bias and the batched copy each hold T² f32 per item and pass.
+  int64_t appended_video_tokens = 0;
+  int64_t masked_stage_tokens = 0;
 };
 
 struct PhaseMemory {

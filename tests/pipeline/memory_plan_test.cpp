@@ -72,6 +72,23 @@ TEST(RunMemoryPlan, ActivationsGrowWithTheRequest) {
   EXPECT_GT(estimate_dit_activation_bytes(dit, guided), 2 * large);
 }
 
+// Appended conditioning tokens cost what generated ones do; an IC-LoRA stage's [T, T] attention mask adds its mask,
+// bias and batched copy (3 x T² f32) per item and pass.
+TEST(RunMemoryPlan, ConditioningTokensAndTheAttentionMaskAreCounted) {
+  const ltxm::DitConfig dit = published_dit();
+  const RunShape plain = shape(768, 512, 25);
+  RunShape appended = plain;
+  appended.appended_video_tokens = 384;
+  EXPECT_GT(estimate_dit_activation_bytes(dit, appended), estimate_dit_activation_bytes(dit, plain));
+  RunShape masked = plain;
+  masked.passes = 2;
+  masked.masked_stage_tokens = 3072;
+  RunShape unmasked = masked;
+  unmasked.masked_stage_tokens = 0;
+  EXPECT_EQ(estimate_dit_activation_bytes(dit, masked) - estimate_dit_activation_bytes(dit, unmasked),
+            size_t{2} * 3072 * 3072 * 12);
+}
+
 TEST(RunMemoryPlan, ARequestNoPlanFitsIsRefusedWithTheSizeThatFits) {
   try {
     plan_memory(published_dit(), fp8_weights(), shape(100032, 100032, 121), 20 * kGiB);
