@@ -1,10 +1,6 @@
 #include "stages/prompt_enhancer.h"
 
-#include <locale.h>
-
 #include <array>
-#include <clocale>
-#include <cwctype>
 #include <string_view>
 #include <utility>
 
