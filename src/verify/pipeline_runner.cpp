@@ -63,6 +63,17 @@ GenerationSpec spec_from_params(const nlohmann::json& p) {
   return s;
 }
 
+// The distilled flow's spec: its sigma lists fix the steps, so the case records none.
+GenerationSpec distilled_spec_from_params(const nlohmann::json& p) {
+  GenerationSpec s;
+  s.frames = p.at("num_frames").get<int64_t>();
+  s.height = p.at("height").get<int64_t>();
+  s.width = p.at("width").get<int64_t>();
+  s.fps = p.at("fps").get<double>();
+  s.distilled = true;
+  return s;
+}
+
 Observer collect_into(std::map<std::string, Tensor>& out) {
   return [&out](const std::string& name, const Tensor& t) { out[name] = t.clone(); };
 }
@@ -122,12 +133,7 @@ std::map<std::string, Tensor> run_distilled_case(const GoldenCase& c, Precision 
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   NoiseReplayer noise = recorded_noise(in);
-  GenerationSpec spec;
-  spec.frames = params.at("num_frames").get<int64_t>();
-  spec.height = params.at("height").get<int64_t>();
-  spec.width = params.at("width").get<int64_t>();
-  spec.fps = params.at("fps").get<double>();
-  spec.distilled = true;
+  const GenerationSpec spec = distilled_spec_from_params(params);
   const TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"), {}, {}};
   std::map<std::string, Tensor> out;
   run_two_stage({*models.dit, *models.dit, up, models.video_stats}, spec, text, noise, collect_into(out));
@@ -326,12 +332,7 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   auto encoder =
       std::make_shared<const video_vae::VideoEncoder>(load_video_encoder(file("video_encoder"), compute_dtype(p)));
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
-  GenerationSpec spec;
-  spec.frames = params.at("num_frames").get<int64_t>();
-  spec.height = params.at("height").get<int64_t>();
-  spec.width = params.at("width").get<int64_t>();
-  spec.fps = params.at("fps").get<double>();
-  spec.distilled = true;
+  GenerationSpec spec = distilled_spec_from_params(params);
   std::vector<ImageConditionInput> images;
   for (const auto& im : params.at("images"))
     images.push_back({"", im.at("frame").get<int64_t>(), im.at("strength").get<double>(), im.at("crf").get<int>()});

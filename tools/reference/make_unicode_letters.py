@@ -2,6 +2,8 @@
 Ll, Lt, Lm, Lo; Python 3.11 = Unicode 14.0, the Python ltx-pipelines 1.0.0 ran on), for clean_response's "first
 letter" rule (ltx_pipelines/utils/helpers.py). Usage: python3 tools/reference/make_unicode_letters.py"""
 
+import shutil
+import subprocess
 import sys
 import unicodedata
 from pathlib import Path
@@ -37,6 +39,8 @@ def main() -> None:
         "                                   [](char32_t v, const std::pair<char32_t, char32_t>& r) { return v < r.first; });\n"
         "  return it != kLetters.begin() && c <= std::prev(it)->second;\n"
         "}\n\n}  // namespace ltx\n")
+    if shutil.which("clang-format"):  # the project's layout (.clang-format)
+        subprocess.run(["clang-format", "-i", str(OUT)], check=True)
     print(f"wrote {OUT}: {len(rs)} runs")
 
 
