@@ -141,6 +141,9 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
     if (value != "0" && value != "1")
       reject(function, R"(lora_allow_partial must be "0" or "1", got ")" + value + "\"");
     o.lora_allow_partial = value == "1";
+  } else if (key == "int8_activations") {
+    if (value != "0" && value != "1") reject(function, R"(int8_activations must be "0" or "1", got ")" + value + "\"");
+    o.int8_activations = value == "1";
   } else if (key == "precision") {
     if (value == "production")
       o.precision = ltx::Precision::Production;
@@ -155,8 +158,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
   } else {
     reject(function, "unknown option key \"" + std::string(key) +
                          "\"; valid keys: checkpoint, dit, dit_config, text_encoder, upsampler, lora, "
-                         "distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, precision, threads, "
-                         "memory_budget");
+                         "distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, int8_activations, "
+                         "precision, threads, memory_budget");
   }
 }
 

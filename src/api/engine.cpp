@@ -14,6 +14,7 @@
 #include "api/error_phase.h"
 #include "api/request_checks.h"
 #include "core/cpu_time.h"
+#include "core/int8_activations.h"
 #include "core/malloc_policy.h"
 #include "core/system_memory.h"
 #include "core/thread_pool.h"
@@ -80,6 +81,7 @@ Engine::Engine(EngineOptions options, const ProgressCallback& progress) : impl_(
   // engine does not keep each call's peak resident (core/malloc_policy.h).
   return_large_buffers_to_system();
   api::in_phase(ErrorCategory::InvalidRequest, [&] { set_thread_count(o.threads); });
+  set_int8_activations(o.int8_activations);
   api::CallbackProgress reporter(progress, nullptr);
   const auto t0 = Clock::now();
   const double cpu0 = process_cpu_seconds();

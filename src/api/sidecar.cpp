@@ -71,6 +71,7 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
               {"sampler", q.sampler == Sampler::Res2s ? "res2s" : "euler"},
               {"keyframe_interpolation", q.keyframe_interpolation},
               {"precision", r.model.precision == Precision::Validation ? "validation" : "production"},
+              {"int8_activations", r.model.int8_activations},
               {"guidance", {{"video", guider_json(r.video_guidance)}, {"audio", guider_json(r.audio_guidance)}}},
               {"audio_input",
                q.audio ? Json{{"file", file_json(q.audio->path)},

@@ -22,6 +22,7 @@
 #include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/float8.h"
+#include "core/int8_activations.h"
 #include "core/quant.h"
 #include "core/thread_pool.h"
 #include "graph/compile.h"
@@ -32,7 +33,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: ltx bench --matmul [--m LIST] [--types LIST] [--shapes video|audio|all] [--repeat N] [--threads N] "
-    "(defaults: --m 192,1536 --types bf16,f8_e4m3,q8_0,q4_k --shapes video --repeat 3)";
+    "[--int8] (defaults: --m 192,1536 --types bf16,f8_e4m3,q8_0,q4_k --shapes video --repeat 3; --int8 adds a row "
+    "per GGUF type with int8 activations, and its error against the same weights decoded to bf16)";
 
 // One Linear of a DiT block: W [out, in]. fixed_m > 0: the rows are the text context's tokens, not the --m list.
 struct LinearShape {
@@ -64,6 +66,7 @@ struct Options {
   std::vector<LinearShape> shapes{kVideoShapes.begin(), kVideoShapes.end()};
   int repeat = 3;
   int threads = 0;  // 0: the pool's default (LTX_THREADS, else every core)
+  bool int8 = false;
   bool help = false;
 };
 
@@ -98,6 +101,10 @@ Options parse_options(Args args) {
     if (a == "--help" || a == "-h") {
       o.help = true;
       return o;
+    }
+    if (a == "--int8") {
+      o.int8 = true;
+      continue;
     }
     LTX_CHECK(i + 1 < args.size(), "bench", "'", a, "' needs a value; ", kUsage);
     const std::string v = args[++i];
@@ -172,7 +179,9 @@ double median(std::vector<double> v) {
 
 struct Row {
   DType type = DType::BF16;
-  double ms = 0;  // median wall milliseconds per run
+  bool int8 = false;
+  double rel_l2 = -1;  // int8 rows: ||y - y_decoded|| / ||y_decoded||
+  double ms = 0;       // median wall milliseconds per run
   double gflops = 0;
   size_t weight_bytes = 0;
   int steps = 0;      // the plan's kernels
@@ -207,9 +216,11 @@ void print_row(const LinearShape& s, int64_t m, const Row& r, double bf16_gflops
   if (bf16_gflops > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.gflops / bf16_gflops);
   std::string plan = std::to_string(r.steps) + (r.steps == 1 ? " step" : " steps");
   if (r.fused_ops > 0) plan += " +" + std::to_string(r.fused_ops) + " fused";
+  if (r.int8) plan += ", int8 activations: rel_l2 " + std::to_string(r.rel_l2) + " vs decoded";
+  const std::string type = std::string(dtype_name(r.type)) + (r.int8 ? " int8" : "");
   std::printf("| %s | %lld | %lld | %lld | %s | %.2f | %.1f | %s | %zu | %s |\n", std::string(s.name).c_str(),
-              static_cast<long long>(m), static_cast<long long>(s.out), static_cast<long long>(s.in),
-              std::string(dtype_name(r.type)).c_str(), r.ms, r.gflops, ratio, r.weight_bytes, plan.c_str());
+              static_cast<long long>(m), static_cast<long long>(s.out), static_cast<long long>(s.in), type.c_str(),
+              r.ms, r.gflops, ratio, r.weight_bytes, plan.c_str());
   std::fflush(stdout);
 }
 
@@ -242,6 +253,33 @@ void bench_shape(const LinearShape& s, const Options& o) {
       r.fused_ops = plans[i]->stats().n_fused_ops;
       if (r.type == DType::BF16) bf16_gflops = r.gflops;
       rows.push_back(r);
+    }
+    if (o.int8) {  // the GGUF types again, compiled and timed with int8 activations, checked against their rows
+      std::vector<size_t> gguf;
+      for (size_t i = 0; i < o.types.size(); ++i)
+        if (o.types[i] == DType::Q8_0 || o.types[i] == DType::Q4_K) gguf.push_back(i);
+      std::vector<std::vector<float>> decoded;
+      for (size_t i : gguf) decoded.push_back(plans[i]->run({x})[0].to_floats());
+      set_int8_activations(true);
+      std::vector<std::unique_ptr<Plan>> int8_plans;
+      for (size_t i : gguf) int8_plans.push_back(compile_linear(linears[i], x));
+      const std::vector<double> int8_ms = time_plans(int8_plans, x, o.repeat);
+      for (size_t j = 0; j < gguf.size(); ++j) {
+        Row r = rows[gguf[j]];
+        r.int8 = true;
+        r.ms = int8_ms[j];
+        r.gflops = flop / (r.ms * 1e6);
+        r.steps = int8_plans[j]->stats().n_steps;
+        const std::vector<float> y = int8_plans[j]->run({x})[0].to_floats();
+        double diff = 0, norm = 0;
+        for (size_t e = 0; e < y.size(); ++e) {
+          diff += (double(y[e]) - decoded[j][e]) * (double(y[e]) - decoded[j][e]);
+          norm += double(decoded[j][e]) * decoded[j][e];
+        }
+        r.rel_l2 = std::sqrt(diff / norm);
+        rows.push_back(r);
+      }
+      set_int8_activations(false);
     }
     for (const Row& r : rows) print_row(s, m, r, bf16_gflops);
   }

@@ -11,7 +11,8 @@ const char* const kModelOptionsUsage =
     "[--checkpoint FILE] [--text-encoder PATH] [--dit FILE|DIR [--dit-config FILE]] [--upsampler FILE]\n"
     "[--lora FILE[:STRENGTH]]... [--lora-allow-partial] [--distilled-lora FILE[:STRENGTH]]\n"
     "[--distilled-lora-stage1 STRENGTH (stage 1 too, as the HQ pipeline: 0.25)]\n"
-    "[--precision validation|production] [--memory-budget SIZE (default: MemAvailable)]";
+    "[--precision validation|production] [--memory-budget SIZE (default: MemAvailable)]\n"
+    "[--int8-activations (GGUF-quantized weights multiply int8 activations: faster, less exact)]";
 
 bool is_model_option_with_value(const std::string& option) {
   static const std::set<std::string> options = {
@@ -49,8 +50,12 @@ void take_model_option(std::string_view command, EngineOptions& e, const std::st
 }
 
 bool take_model_flag(EngineOptions& e, const std::string& option) {
-  if (option != "--lora-allow-partial") return false;
-  e.lora_allow_partial = true;
+  if (option == "--lora-allow-partial")
+    e.lora_allow_partial = true;
+  else if (option == "--int8-activations")
+    e.int8_activations = true;
+  else
+    return false;
   return true;
 }
 

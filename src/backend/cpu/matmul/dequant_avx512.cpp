@@ -90,14 +90,11 @@ void decode_q5_0(const uint8_t* b, Out* y) {
         _mm512_mul_ps(d, to_f32(_mm512_sub_epi32(hi, sixteen))));
 }
 
+}  // namespace
+
 // ---- Q4_K / Q5_K: [f16 d][f16 dmin][12 scale bytes][Q5_K only: 32 bytes qh][128 bytes qs]; sub-block j (32
 // elements) is nibble j % 2 of bytes 32(j / 2) .. of qs, with bit j of qh[i] as element 32j + i's fifth bit;
 // x = (d·sc[j])·q - dmin·m[j]. The 6-bit sc and m unpack as core/quant.cpp's unpack_scales_mins. -------------------
-
-struct SubScales {
-  alignas(32) float ds[8];  // d·sc[j]
-  alignas(32) float dm[8];  // dmin·m[j]
-};
 
 // The 8 sc and m, four bytes at a time: bytes 0-3 hold sc[0..3] in bits 0-5 and bits 4-5 of sc[4..7] in bits 6-7,
 // bytes 4-7 the same for m, bytes 8-11 bits 0-3 of sc[4..7] (low nibbles) and of m[4..7] (high nibbles).
@@ -115,6 +112,8 @@ SubScales k_sub_scales(const uint8_t* b) {
   _mm256_store_ps(r.dm, _mm256_mul_ps(_mm256_set1_ps(load_scale(b + 2)), widen(m)));
   return r;
 }
+
+namespace {
 
 // Q4_K when HighBit is false, Q5_K when true.
 template <bool HighBit, typename Out>

@@ -24,6 +24,14 @@ void decode_row_f32(DType t, const std::byte* src, int64_t n, float* dst);
 // zero): the rounding the bf16 packer has always applied to dequantize_row's output.
 void decode_row_bf16(DType t, const std::byte* src, int64_t n, uint16_t* dst);
 
+// The eight sub-block scales of a Q4_K / Q5_K super-block b (x = ds[j]·q - dm[j] in sub-block j), unpacked as
+// core/quant.cpp's unpack_scales_mins and multiplied by the block's f16 d and dmin.
+struct SubScales {
+  alignas(32) float ds[8];  // d·sc[j]
+  alignas(32) float dm[8];  // dmin·m[j]
+};
+SubScales k_sub_scales(const uint8_t* b);
+
 // Fetches [p, p + bytes) into L1. Encoded rows are read a few hundred bytes at a time, row after row: too short a run
 // for the hardware prefetchers to start on, so the decoding loops fetch the next rows' slices themselves.
 inline void prefetch_bytes(const std::byte* p, int64_t bytes) {

@@ -75,7 +75,7 @@ bool matmul_own(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tens
 // Where try_matmul runs a call: our blocked GEMM, our panel path for small M (matmul_small_avx512.cpp), our
 // matrix-vector path for 1-4 f32 rows against bf16 weights (matmul_gemv_avx512.cpp), or oneDNN reading the
 // operands in place (the measured rule in matmul_opt.cpp).
-enum class Path : uint8_t { Blocked, Panel, Gemv, OneDNN };
+enum class Path : uint8_t { Blocked, Panel, Gemv, OneDNN, Int8 };
 // The path try_matmul takes for this call; false when try_matmul declines it.
 bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor& out, Path& path);
 // cpu::matmul_scratch_bytes (kernels.h): scratch_bytes of the problem try_matmul would run for a call of these

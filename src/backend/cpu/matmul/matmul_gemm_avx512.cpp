@@ -206,6 +206,10 @@ void run_avx512(const Problem& p) {
     zero_output(p, {0, p.m});
     return;
   }
+  if (int8_applies(p)) {
+    run_int8(p);
+    return;
+  }
   if (gemv_applies(p)) {
     run_gemv(p);
     return;
@@ -232,7 +236,9 @@ void run_avx512(const Problem& p) {
 }
 
 int64_t scratch_bytes(const Problem& p) {
-  if (p.k == 0 || gemv_applies(p) || small_m_applies(p)) return 0;
+  if (p.k == 0) return 0;
+  if (int8_applies(p)) return int8_scratch_bytes(p);
+  if (gemv_applies(p) || small_m_applies(p)) return 0;
   int tm = 1, tn = 1;
   grid_for(p, tm, tn);
   return task_scratch_bytes(p, tm, tn) * tm * tn;

@@ -241,6 +241,7 @@ bool path_for(const MatMulAttrs& attrs, std::span<const Tensor> in, const Tensor
   if (!plan_for(attrs, in, out, nullptr, plan)) return false;
   const bool any = out.numel() > 0 && plan.p.k > 0;
   path = out.numel() > 0 && onednn_route(plan, out.dtype()) ? Path::OneDNN
+         : any && int8_applies(plan.p)                      ? Path::Int8
          : any && gemv_applies(plan.p)                      ? Path::Gemv
          : any && small_m_applies(plan.p)                   ? Path::Panel
                                                             : Path::Blocked;
