@@ -3,7 +3,8 @@
 // weights as dequantize_row decodes them. The kernel's only other rounding is f32: the block scale s·d, its product
 // with the exact integer block sum, the offset term and the running f32 sum over K/32 blocks, so each output is
 // within (K/32 + 8)·2^-24·S of the definition, S = Σ |q·d|·|w|. Shapes cross every blocking edge of the path (6-row
-// tiles, 96-row A blocks, 32-column strips, 512-column blocks, 1024-deep slices with a partial last one).
+// tiles, 96-row A blocks, 32-column strips, 512-column blocks, 1024-deep slices with a partial last one; the 1-4 row
+// path's 256-column chunks).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -91,11 +92,14 @@ TEST(MatMulInt8, EqualsItsDefinitionForEveryFormat) {
   struct Dims {
     int64_t m, n, k;
   };
-  const Dims dims[] = {{1, 1, 256}, {7, 33, 512}, {13, 65, 1280}, {100, 530, 256}};
+  // 1-4 rows: the column-by-column path; more: the blocked one.
+  const Dims dims[] = {{1, 1, 256}, {3, 300, 768}, {4, 40, 1280}, {7, 33, 512}, {13, 65, 1280}, {100, 530, 256}};
   uint32_t seed = 7;
   for (DType w : {DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K})
     for (DType a : {DType::F32, DType::BF16})
       for (const Dims& d : dims) check(a, w, d.m, d.n, d.k, seed += 2);
+  for (DType w : {DType::Q8_0, DType::Q4_0, DType::Q5_0})  // Gemma 3 270M's width: pairs of blocks, not 256s
+    check(DType::BF16, w, 2, 70, 640, seed += 2);
 }
 
 TEST(MatMulInt8, OffByDefaultAndForOtherFormats) {

@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  per weight type (bf16, f8_e4m3, q8_0, q4_k): median ms, GFLOP/s, ratio to bf16, weight bytes\n"
     "  (defaults: --m 192,1536 --types bf16,f8_e4m3,q8_0,q4_k --shapes video --repeat 3)\n"
     "       ltx bench --generation GGUF [--prompt-tokens N] [--new-tokens N] [--reps N] [--precision P]\n"
+    "                 [--int8-activations]\n"
     "  --generation: Gemma 3 prompt processing and greedy generation speed in tokens/s (bench/generation.sh)\n"
     "The kernel table (ours beside oneDNN) is build/bench/bench_kernels [--quick].";
 

@@ -1,4 +1,5 @@
-// `ltx bench --generation GGUF [--prompt-tokens N] [--new-tokens N] [--reps N] [--precision validation|production]`:
+// `ltx bench --generation GGUF [--prompt-tokens N] [--new-tokens N] [--reps N] [--precision validation|production]
+// [--int8-activations]`:
 // our side of bench/generation.sh. Gemma 3 from a GGUF: a prompt of N tokens (a fixed text, repeated and cut)
 // prefilled into the KV cache, then N new tokens greedily, every one generated (no stop token); prompt processing
 // and generation speed in tokens/s (median of the repetitions after a warm-up) as key=value lines.
@@ -12,6 +13,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/int8_activations.h"
 #include "models/gemma3/generation.h"
 #include "models/gemma3/tokenizer.h"
 #include "option_values.h"
@@ -26,6 +28,10 @@ int bench_generation(Args args) {
   DType compute = DType::BF16;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string a = args[i];
+    if (a == "--int8-activations") {
+      set_int8_activations(true);
+      continue;
+    }
     if (i + 1 >= args.size()) fail("bench", a + " needs a value");
     const std::string v = args[++i];
     if (a == "--prompt-tokens")
