@@ -40,9 +40,9 @@ struct EngineOptions {
   // 0: what the machine has available (MemAvailable) at load and at each generate() call. LoRAs are fused into
   // copies of the matrices they touch when those copies take at most a quarter of it, else applied unfused.
   uint64_t memory_budget_bytes = 0;
-  // GGUF-quantized weights (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K) multiply activations quantized to int8 per block of 32,
-  // in integers (AVX512_VNNI; ignored on CPUs without it): faster, less exact than decoding the weights to bf16.
-  // Process-wide, like threads.
+  // GGUF-quantized weights (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K; Q6_K for 1-4 rows) multiply activations quantized to int8
+  // per block of 32, in integers (AVX512_VNNI; ignored on CPUs without it): faster, less exact than decoding the
+  // weights to bf16. Process-wide, like threads.
   bool int8_activations = false;
 };
 

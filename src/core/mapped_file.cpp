@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -128,6 +131,54 @@ void drop_all_file_pages() {
   const std::shared_lock lock(registry_mutex());
   for (const Mapping& m : registry())
     ::madvise(const_cast<std::byte*>(m.begin), static_cast<size_t>(m.end - m.begin), MADV_DONTNEED);
+}
+
+void drop_file_pages_except(std::vector<std::pair<const void*, size_t>> keep) {
+  std::sort(keep.begin(), keep.end());
+  const auto page = static_cast<uintptr_t>(page_size());
+  const std::shared_lock lock(registry_mutex());
+  for (const Mapping& m : registry()) {
+    // The gaps between kept ranges inside the mapping, shrunk to whole pages: a page holding kept bytes stays.
+    auto from = reinterpret_cast<uintptr_t>(m.begin);
+    const auto end = reinterpret_cast<uintptr_t>(m.end);
+    const auto drop_until = [&](uintptr_t until) {
+      const uintptr_t b = (from + page - 1) / page * page, e = std::min(until, end) / page * page;
+      if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+    };
+    for (const auto& [p, n] : keep) {
+      const auto lo = reinterpret_cast<uintptr_t>(p), hi = lo + n;
+      if (hi <= from || lo >= end) continue;
+      drop_until(lo);
+      from = std::max(from, hi);
+    }
+    drop_until(end);
+  }
+}
+
+size_t resident_bytes_outside_mappings() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> live;
+  {
+    const std::shared_lock lock(registry_mutex());
+    for (const Mapping& m : registry())
+      live.emplace_back(reinterpret_cast<uintptr_t>(m.begin), reinterpret_cast<uintptr_t>(m.end));
+  }
+  // smaps: a header line "begin-end perms offset dev inode [path]" per mapping, then "Key: value kB" lines.
+  std::ifstream in("/proc/self/smaps");
+  std::string line;
+  bool counted = false;
+  size_t bytes = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') != std::string::npos &&
+        line.find(':') > line.find(' ')) {
+      const uintptr_t begin = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+      counted =
+          std::none_of(live.begin(), live.end(), [&](const auto& m) { return begin >= m.first && begin < m.second; });
+    } else if (counted && line.starts_with("Rss:")) {
+      bytes += static_cast<size_t>(std::stoull(line.substr(4))) * 1024;
+    }
+  }
+  return bytes;
 }
 
 }  // namespace ltx

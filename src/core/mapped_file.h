@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ltx {
 
@@ -41,5 +43,11 @@ void drop_file_pages(const void* p, size_t n);
 void load_file_pages(const void* p, size_t n);
 // drop_file_pages over every live mapping: between phases of a run whose weights do not all fit its budget.
 void drop_all_file_pages();
+// drop_file_pages over every live mapping but the pages that hold any of `keep` (address, bytes): a streaming plan
+// starting a run keeps only what it holds resident, whatever another plan (another stage, another shape) left.
+void drop_file_pages_except(std::vector<std::pair<const void*, size_t>> keep);
+// This process's resident bytes outside every live mapping (/proc/self/smaps): its anonymous memory and the program's
+// code and libraries, what a run's memory plan finds already held besides the weights it plans.
+size_t resident_bytes_outside_mappings();
 
 }  // namespace ltx

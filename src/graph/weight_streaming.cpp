@@ -31,6 +31,8 @@ WeightStreamer::WeightStreamer(std::span<const Step> steps, std::span<const Slot
     if (!resident) drops_[last].push_back(regions_.size());
     regions_.push_back({t.raw(), bytes, first, last, resident});
   }
+  for (const Region& r : regions_)
+    if (r.resident) kept_.emplace_back(r.data, r.bytes);
   if (!regions_.empty()) reader_ = std::thread([this] { read_ahead_loop(); });
 }
 
@@ -49,8 +51,16 @@ void WeightStreamer::before_step(size_t s) {
   // Regions first read from step s onward, up to read_ahead_bytes of them; a new run starts over at step 0.
   size_t from = 0;
   while (from < regions_.size() && regions_[from].first_step < s) ++from;
-  const std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (s == 0) {
+    // A run that streams starts with only its resident regions' pages in memory: another plan's run (the other
+    // stage, with its LoRA; another shape) may have left pages this one streams or never reads. The reader is
+    // stopped first (a cancelled run may have left it loads), so that no page it maps survives the drop.
+    if (streamed_bytes_ > 0) {
+      load_until_ = next_load_;
+      loaded_.wait(lock, [&] { return loading_ == kNone; });
+      drop_file_pages_except(kept_);
+    }
     first_run_ = runs_++ == 0;
     next_load_ = 0;
   }

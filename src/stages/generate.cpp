@@ -294,7 +294,7 @@ std::optional<MemoryPlan> plan_run_memory(const LoadedModels& m, const GenerateR
     if (weighted) shape.masked_stage_tokens = tokens;
   }
   PhaseWeights weights = m.weight_bytes;
-  weights.held_bytes = resident_anonymous_bytes();
+  weights.held_bytes = resident_bytes_outside_mappings();
   if (!r.text_embeddings.empty()) weights.text_encoder = 0;
   return in_category(ErrorCategory::OutOfMemory,
                      [&] { return plan_memory(m.models.dit->config(), weights, shape, r.memory_budget_bytes); });

@@ -60,7 +60,7 @@ void check_dit_fits(const ltxm::DitCheckpoint& dit, const AvModels& models, cons
 }
 
 // Stored bytes of the tensors under `prefix`, except those under any of `except`.
-size_t stored_bytes(const WeightSource& w, const std::string& prefix, std::initializer_list<std::string> except = {}) {
+size_t stored_bytes(const WeightSource& w, const std::string& prefix, const std::vector<std::string>& except = {}) {
   size_t bytes = 0;
   for (const std::string& n : w.names()) {
     if (n.rfind(prefix, 0) != 0) continue;
@@ -78,12 +78,14 @@ size_t file_bytes(const std::string& path) {
   return bytes;
 }
 
+// The embeddings connectors under a DiT root: stored with the DiT, they run in the text-encoder phase.
+std::vector<std::string> connector_prefixes(const std::string& root) {
+  return {root + "video_embeddings_connector.", root + "audio_embeddings_connector.", root + "embeddings_connector."};
+}
+
 PhaseWeights phase_weights(const LoadedModels& m, const WeightSource& dit_weights, const std::string& dit_root) {
-  const std::string connectors = dit_root + "video_embeddings_connector.",
-                    audio_connector = dit_root + "audio_embeddings_connector.",
-                    connector = dit_root + "embeddings_connector.";
   PhaseWeights w;
-  w.transformer = stored_bytes(dit_weights, dit_root, {connectors, audio_connector, connector});
+  w.transformer = stored_bytes(dit_weights, dit_root, connector_prefixes(dit_root));
   w.decoders = stored_bytes(*m.checkpoint, "vae.") + stored_bytes(*m.checkpoint, "audio_vae.") +
                stored_bytes(*m.checkpoint, "vocoder.");
   if (m.lora && m.lora->application() == ltxm::LoraApplication::Unfused) {  // mapped, read beside each layer
@@ -92,9 +94,10 @@ PhaseWeights phase_weights(const LoadedModels& m, const WeightSource& dit_weight
   }
   if (!m.files.upsampler.empty()) w.upsampler = file_bytes(m.files.upsampler);
   if (m.encoder) {
-    w.text_encoder = file_bytes(m.files.text_encoder) + stored_bytes(*m.checkpoint, "text_embedding_projection.") +
-                     stored_bytes(*m.checkpoint, connectors) + stored_bytes(*m.checkpoint, audio_connector) +
-                     stored_bytes(*m.checkpoint, connector);
+    // The connectors run from the checkpoint (text_encoder.cpp), under its own root whatever file the DiT is from.
+    w.text_encoder = file_bytes(m.files.text_encoder) + stored_bytes(*m.checkpoint, "text_embedding_projection.");
+    for (const std::string& prefix : connector_prefixes(kOfficialDitRoot))
+      w.text_encoder += stored_bytes(*m.checkpoint, prefix);
     const gemma3::Config& c = m.encoder->model().config();
     w.text_bytes_per_token = static_cast<size_t>(c.n_hidden_states() * c.hidden_size * 4 + 3 * c.intermediate_size * 2);
   }

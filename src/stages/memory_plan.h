@@ -23,7 +23,7 @@ namespace ltx::stages {
 struct PhaseWeights {
   size_t text_encoder = 0, transformer = 0, upsampler = 0, decoders = 0;
   size_t text_bytes_per_token = 0;
-  size_t held_bytes = 0;  // memory the process already holds outside the files (core/system_memory.h RssAnon)
+  size_t held_bytes = 0;  // what the process already holds outside the weight files (core/mapped_file.h)
 };
 
 // What a request asks for, in the terms memory depends on.

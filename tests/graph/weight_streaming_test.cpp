@@ -83,6 +83,27 @@ TEST(WeightStreaming, TheFirstResidentBytesStay) {
   EXPECT_LE(rss, 2 * one + size_t{4} * 4096);
 }
 
+TEST(WeightStreaming, AStreamingRunStartsWithOnlyItsResidentPages) {
+  const MappedWeights m;
+  const Tensor x = random_tensor(DType::BF16, {8, kWidth}, 9);
+  const size_t one = kWidth * kWidth * 2;
+  PlanCache all_layers, last_two;
+  compile_chain(all_layers, m).run({x});  // another plan (stage 1, say) leaves all four weights in memory
+  EXPECT_GE(mapping_rss(m.weights[0].raw()), 4 * one);
+  Graph g;  // a plan that reads w2 and w3 only, keeping w2 and streaming w3
+  Value y = g.input("x", DType::BF16, {8, kWidth});
+  for (int i = 2; i < kLayers; ++i) y = linear(y, g.constant("w" + std::to_string(i), m.weights[i]));
+  g.output(y, "y");
+  Plan& plan = last_two.get(g, no_dump());
+  plan.set_streaming(StreamingPolicy{one, one});
+  ASSERT_EQ(plan.streamer()->resident_bytes(), one);
+  plan.run({x});
+  // w0 and w1 (never read here) and w3 (streamed) left: w2 and a few boundary pages stay.
+  const size_t rss = mapping_rss(m.weights[0].raw());
+  EXPECT_GE(rss, one);
+  EXPECT_LE(rss, one + size_t{4} * 4096);
+}
+
 TEST(MappedFilePages, DropAndLoadActOnMappedMemoryOnly) {
   const MappedWeights m;
   const Tensor& w = m.weights[1];

@@ -100,13 +100,15 @@ TEST(MatMulInt8, EqualsItsDefinitionForEveryFormat) {
       for (const Dims& d : dims) check(a, w, d.m, d.n, d.k, seed += 2);
   for (DType w : {DType::Q8_0, DType::Q4_0, DType::Q5_0})  // Gemma 3 270M's width: pairs of blocks, not 256s
     check(DType::BF16, w, 2, 70, 640, seed += 2);
+  for (const Dims& d : {Dims{1, 1, 256}, Dims{3, 300, 768}, Dims{4, 40, 1280}})  // Q6_K: 1-4 rows only
+    for (DType a : {DType::F32, DType::BF16}) check(a, DType::Q6_K, d.m, d.n, d.k, seed += 2);
 }
 
 TEST(MatMulInt8, OffByDefaultAndForOtherFormats) {
-  const Tensor a = random_tensor(DType::BF16, Shape{4, 256}, 1);
+  const Tensor a = random_tensor(DType::BF16, Shape{5, 256}, 1);  // 5 rows: Q6_K is for 1-4
   for (DType wdt : {DType::Q8_0, DType::Q6_K, DType::BF16}) {
     const Tensor w = random_tensor(wdt, Shape{8, 256}, 2);
-    Tensor out = Tensor::empty(DType::BF16, {4, 8});
+    Tensor out = Tensor::empty(DType::BF16, {5, 8});
     std::vector<Tensor> inputs{a, w};
     cpu::gemm::Path path{};
     ASSERT_TRUE(cpu::gemm::path_for({false, true}, inputs, out, path));

@@ -36,6 +36,8 @@ int bench_dit_slice(Args args);
 int bench_matmul(Args args);
 // bench_generation.cpp: `ltx bench --generation`, reached through bench().
 int bench_generation(Args args);
+// bench_int8_error.cpp: `ltx bench --int8-error`, reached through bench().
+int bench_int8_error(Args args);
 // bench_vae_decode.cpp: `ltx bench --vae-decode`, reached through bench().
 int bench_vae_decode(Args args);
 

@@ -91,8 +91,8 @@ bool gemv_applies(const Problem& p);
 void run_gemv(const Problem& p);
 
 // The int8-activation path (matmul_int8_avx512.cpp): taken before the others where int8_activations() is on
-// (core/int8_activations.h), the CPU has AVX512_VNNI, W is Q8_0, Q4_0, Q5_0, Q4_K or Q5_K and a is f32 or bf16 with
-// unit k stride.
+// (core/int8_activations.h), the CPU has AVX512_VNNI, W is Q8_0, Q4_0, Q5_0, Q4_K, Q5_K (or Q6_K, for 1-4 rows) and a
+// is f32 or bf16 with unit k stride.
 bool int8_applies(const Problem& p);
 int64_t int8_scratch_bytes(const Problem& p);
 void run_int8(const Problem& p);

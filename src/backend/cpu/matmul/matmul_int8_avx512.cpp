@@ -1,5 +1,5 @@
 // The int8-activation path, an option (core/int8_activations.h; `ltx generate --int8-activations`): out = a·Wᵀ with W
-// in a GGUF block format (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K) and a in f32 or bf16, multiplied the way llama.cpp's CPU
+// in a GGUF block format (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K; Q6_K for 1-4 rows) and a in f32 or bf16, multiplied the way llama.cpp's CPU
 // backend multiplies quantized weights, in integers:
 //   - each row of a is quantized per block of 32 along k: d = amax / 127, q = round(x / d) (int8), as ggml's
 //     quantize_row_q8_0;
@@ -431,7 +431,8 @@ struct PairedRows {  // per row, per pair of blocks: d as [d0 ×8, d1 ×8] and t
 };
 
 bool gemv_format(DType t) {
-  return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K || t == DType::Q5_K;
+  return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K || t == DType::Q5_K ||
+         t == DType::Q6_K;
 }
 
 // Q8_0: two blocks [f16 d][32 int8] per step.
@@ -540,8 +541,50 @@ void column_qk(const PairedRows& a, const uint8_t* row, float* out) {
   }
 }
 
+// Q6_K: [128 bytes ql][64 bytes qh][16 int8 scales][f16 d] per 256, x = d·sc[e / 16]·(q - 32) with a 6-bit q
+// (core/quant.cpp): element e = 128h + 32c + i has the low 4 bits in nibble c / 2 of ql[64h + 32(c % 2) + i] and the
+// high 2 bits in bits 2c, 2c + 1 of qh[32h + i]. The -32 is the integer start of each lane (a.start: -32 times the
+// sum of the lane's four activations), and a lane's four elements share a 16-element sub-block's scale.
+template <int R>
+void column_q6_k(const PairedRows& a, const uint8_t* row, float* out) {
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  const int64_t pairs = a.k / 64;
+  const __m512i spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  for (int64_t sb = 0; sb < a.k / 256; ++sb) {
+    const uint8_t* blk = row + sb * 210;
+    const float d = f16_scale(blk + 208);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 128 + 32 * h));
+      for (int c = 0; c < 4; c += 2) {  // chunks c and c + 1: 64 elements, sub-blocks 8h + 2c .. + 3
+        __m256i u[2];
+        for (int t = 0; t < 2; ++t) {
+          const int cc = c + t;
+          const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 64 * h + 32 * (cc % 2)));
+          const __m256i l4 = _mm256_and_si256(cc / 2 ? _mm256_srli_epi16(low, 4) : low, _mm256_set1_epi8(0x0F));
+          const __m256i h2 = _mm256_and_si256(_mm256_srli_epi16(high, 2 * cc), _mm256_set1_epi8(0x03));
+          u[t] = _mm256_or_si256(l4, _mm256_slli_epi16(h2, 4));
+        }
+        const __m512i uv = _mm512_inserti64x4(_mm512_castsi256_si512(u[0]), u[1], 1);
+        int32_t four;
+        std::memcpy(&four, blk + 192 + 8 * h + 2 * c, 4);
+        const __m128 sc4 = _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(four))), _mm_set1_ps(d));
+        const __m512 s = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(sc4));
+        const int64_t pr = 4 * sb + 2 * h + c / 2;
+        for (int r = 0; r < R; ++r) {
+          const __m512i x = _mm512_loadu_si512(a.q + r * a.k + 64 * pr);
+          const __m512i dot = _mm512_dpbusd_epi32(a.start[r * pairs + pr], uv, x);
+          acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s, a.d[r * pairs + pr]), acc[r]);
+        }
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
 template <int R>
 void column(DType t, const PairedRows& a, const uint8_t* row, float* out) {
+  if (t == DType::Q6_K) return column_q6_k<R>(a, row, out);
   if (t == DType::Q8_0) return column_q8_0<R>(a, row, out);
   if (t == DType::Q4_0) return column_q4_0<R, false>(a, row, out);
   if (t == DType::Q5_0) return column_q4_0<R, true>(a, row, out);
@@ -564,8 +607,14 @@ void run_int8_gemv(const Problem& p) {
     for (int64_t pr = 0; pr < pairs; ++pr) {
       const int64_t b = r * blocks + 2 * pr;
       d[r * pairs + pr] = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(q.d[b]), _mm512_set1_ps(q.d[b + 1]));
-      start[r * pairs + pr] = _mm512_mask_blend_epi32(0x0100, _mm512_maskz_set1_epi32(0x0001, q.start[b]),
-                                                      _mm512_set1_epi32(q.start[b + 1]));
+      if (p.b.dtype == DType::Q6_K) {  // -32 times the sum of each lane's four activations
+        const __m512i x = _mm512_loadu_si512(q.q + r * p.k + 64 * pr);
+        const __m512i sum4 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), x);
+        start[r * pairs + pr] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum4, 5));
+      } else {
+        start[r * pairs + pr] = _mm512_mask_blend_epi32(0x0100, _mm512_maskz_set1_epi32(0x0001, q.start[b]),
+                                                        _mm512_set1_epi32(q.start[b + 1]));
+      }
     }
   const PairedRows a{q.q, p.k, d, start, q.d_sum};
   constexpr int64_t kChunk = 256;  // columns per store (or epilogue call)
@@ -612,7 +661,7 @@ void run_int8_gemv(const Problem& p) {
 }
 
 bool gemv_applies_int8(const Problem& p) {
-  const bool k_quant = p.b.dtype == DType::Q4_K || p.b.dtype == DType::Q5_K;
+  const bool k_quant = p.b.dtype == DType::Q4_K || p.b.dtype == DType::Q5_K || p.b.dtype == DType::Q6_K;
   return p.m <= kGemvRows && gemv_format(p.b.dtype) && p.k % (k_quant ? 256 : 64) == 0;
 }
 
@@ -621,7 +670,9 @@ bool gemv_applies_int8(const Problem& p) {
 bool int8_applies(const Problem& p) {
   if (!int8_activations() || !cpu_features().avx512_vnni) return false;
   const DType t = p.b.dtype;
-  const bool format = t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K || t == DType::Q5_K;
+  // Q6_K's 16-element sub-blocks only in the few-rows path.
+  const bool format = t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K ||
+                      t == DType::Q5_K || (t == DType::Q6_K && gemv_applies_int8(p));
   const bool a_ok = (p.a.dtype == DType::F32 || p.a.dtype == DType::BF16) && p.a.sk == 1;
   const bool out_ok = p.epilogue != nullptr || p.out_dtype == DType::F32 || p.out_dtype == DType::BF16;
   return format && a_ok && out_ok && p.k > 0 && p.k % kBlock == 0;
