@@ -89,6 +89,20 @@ TEST(RunMemoryPlan, ConditioningTokensAndTheAttentionMaskAreCounted) {
             size_t{2} * 3072 * 3072 * 12);
 }
 
+// Between two stages the transformer's resident pages stay while the upsampler runs: its weights and the reordered
+// copy its convolutions make of them are counted in the transformer phase, so they fit beside its resident share.
+TEST(RunMemoryPlan, TheUpsamplerBetweenTheStagesFitsBesideTheResidentTransformer) {
+  RunShape one = shape(384, 256, 9), two = one;
+  two.two_stage = true;
+  const MemoryPlan p1 = plan_memory(published_dit(), fp8_weights(), one, 20 * kGiB);
+  const MemoryPlan p2 = plan_memory(published_dit(), fp8_weights(), two, 20 * kGiB);
+  const PhaseMemory *dit1 = p1.phase("transformer"), *dit2 = p2.phase("transformer");
+  ASSERT_NE(dit2, nullptr);
+  EXPECT_GE(dit2->activation_bytes, dit1->activation_bytes + 2 * fp8_weights().upsampler);
+  EXPECT_LE(dit2->resident_bytes + dit2->activation_bytes + p2.read_ahead_bytes, 20 * kGiB);
+  EXPECT_LE(p2.peak_bytes(), 20 * kGiB);
+}
+
 TEST(RunMemoryPlan, ARequestNoPlanFitsIsRefusedWithTheSizeThatFits) {
   try {
     plan_memory(published_dit(), fp8_weights(), shape(100032, 100032, 121), 20 * kGiB);

@@ -1,8 +1,8 @@
 // `ltx bench --int8-error DIT [--video-tokens F,H,W] [--audio-tokens N] [--context-tokens N]`: what the
 // int8-activation option (core/int8_activations.h) changes in one transformer call. Loads the DiT from DIT (an
 // official file, a GGUF or a stand-in from `ltx synth`; its GGUF-quantized Linears are the ones the option
-// changes), runs one call on seeded inputs (a latent grid of F×H×W video tokens, N audio tokens, text contexts of
-// RMS 1 at σ = 0.9) with the weights decoded to bf16 and once more with int8 activations, and prints per block the
+// changes), runs one call on seeded inputs (a latent grid of F×H×W video tokens, N audio tokens, bf16 text contexts of
+// RMS 1 as the connectors give them in production, at σ = 0.9) with the weights decoded to bf16 and once more with int8 activations, and prints per block the
 // relative L2 difference of each stream's hidden state (transformer_blocks.i.out), then of the velocities, and the
 // seconds of each call (after a first, untimed call that reads the weights).
 #include <chrono>
@@ -64,7 +64,7 @@ ltxm::DitStreamInput video_input(const ltxm::DitConfig& c, int64_t f, int64_t h,
   s.sigma = filled({1}, 0.9f);
   s.timesteps = filled({1, t}, 0.9f);
   s.positions = Tensor::from_floats(DType::F32, {1, 3, t, 2}, pos);
-  s.context = Tensor::from_floats(DType::F32, {1, context, c.cross_attention_dim},
+  s.context = Tensor::from_floats(DType::BF16, {1, context, c.cross_attention_dim},
                                   seeded(static_cast<size_t>(context * c.cross_attention_dim), 2));
   return s;
 }
@@ -81,7 +81,7 @@ ltxm::DitStreamInput audio_input(const ltxm::DitConfig& c, int64_t t, int64_t co
   s.sigma = filled({1}, 0.9f);
   s.timesteps = filled({1, t}, 0.9f);
   s.positions = Tensor::from_floats(DType::F32, {1, 1, t, 2}, pos);
-  s.context = Tensor::from_floats(DType::F32, {1, context, c.audio_cross_attention_dim},
+  s.context = Tensor::from_floats(DType::BF16, {1, context, c.audio_cross_attention_dim},
                                   seeded(static_cast<size_t>(context * c.audio_cross_attention_dim), 4));
   return s;
 }
