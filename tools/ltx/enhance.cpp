@@ -1,4 +1,4 @@
-// `ltx enhance --prompt TEXT [--seed S] [--greedy] [--max-new-tokens N] [--system-prompt FILE]
+// `ltx enhance --prompt TEXT [--seed S] [--greedy] [--max-new-tokens N] [--system-prompt FILE] [--int8-activations]
 // [--text-encoder PATH]`: the prompt rewritten by Gemma 3 as the official pipelines' --enhance-prompt does
 // (stages/prompt_enhancer.h), printed on stdout; timings on stderr. Without --text-encoder: the Gemma 3 270M GGUF
 // scripts/setup installs.
@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/int8_activations.h"
 #include "models/gemma3/model.h"
 #include "models/gemma3/tokenizer.h"
 #include "option_values.h"
@@ -20,7 +21,7 @@ namespace ltx::cli {
 int enhance(Args args) {
   static const char* const kUsage =
       "usage: ltx enhance --prompt TEXT [--seed S] [--greedy] [--max-new-tokens N] [--system-prompt FILE] "
-      "[--text-encoder GGUF|FOLDER] [--precision validation|production]";
+      "[--text-encoder GGUF|FOLDER] [--precision validation|production] [--int8-activations]";
   std::string prompt, text_encoder, system_file;
   stages::EnhanceOptions o;
   DType compute = DType::BF16;
@@ -42,6 +43,8 @@ int enhance(Args args) {
       o.max_new_tokens = whole_number("enhance", a, value(), 1, 8192);
     } else if (a == "--greedy") {
       o.greedy = true;
+    } else if (a == "--int8-activations") {
+      set_int8_activations(true);
     } else if (a == "--precision") {
       const std::string p = value();
       if (p != "validation" && p != "production") usage_error("enhance", "--precision is validation or production");

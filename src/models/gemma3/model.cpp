@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "core/int8_activations.h"
 #include "core/torch_cpu_math.h"
 #include "io/gguf.h"
 #include "models/gemma3/decoded_cache.h"
@@ -28,7 +29,8 @@ std::vector<float> rope_inv_freq(int64_t head_dim, double base, double linear_fa
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// Quantized layer matrices whose f32 copy fits this are decoded once at load (dequantize_layer_matrices).
+// Quantized layer matrices whose f32 copy fits this are decoded once at load (dequantize_layer_matrices), unless
+// int8 activations are on.
 constexpr int64_t kDequantizeBudgetBytes = int64_t{2} << 30;
 // forward_real_tokens pads its packed token count to a multiple of this: one compiled plan per 32 lengths.
 constexpr int64_t kPackBucket = 32;
@@ -173,6 +175,9 @@ Model Model::from_gguf(const std::string& path, DType compute, const std::string
   Config c = Config::from_gguf(*GGUFFile::open_shared(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
   const DType to = compute == DType::BF16 ? DType::BF16 : DType::F32;
+  // With int8 activations the matrices stay encoded: the integer path reads a third of the bytes a decoded bf16
+  // copy holds, which is what bounds a decode step (one token against every matrix).
+  if (int8_activations()) return Model(std::move(c), std::move(w), compute);
   if (cache_dir.empty())
     dequantize_layer_matrices(w, to, kDequantizeBudgetBytes);
   else
