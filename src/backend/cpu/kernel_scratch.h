@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 
 namespace ltx::cpu {
 
@@ -26,6 +28,20 @@ class KernelScratchBinding {
 
  private:
   KernelScratch previous_;
+};
+
+// A 64-byte aligned buffer that only grows: a kernel's fallback when no large enough span is lent. After the first call
+// at a size, calls allocate nothing; `grew` (when given) says whether this call allocated.
+class GrowOnlyBuffer {
+ public:
+  std::byte* get(int64_t bytes, bool* grew = nullptr);
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte, Free> data_;
+  int64_t size_ = 0;
 };
 
 }  // namespace ltx::cpu

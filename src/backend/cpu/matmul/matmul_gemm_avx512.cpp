@@ -19,26 +19,18 @@ namespace {
 
 std::atomic<int64_t> g_fallback_allocations{0};
 
-// A 64-byte aligned scratch buffer that only grows: after the first call at a shape, calls allocate nothing.
+// The grow-only fallback buffer, its allocations counted (fallback_allocations).
 class Scratch {
  public:
   std::byte* get(int64_t bytes) {
-    if (bytes > size_) {
-      g_fallback_allocations.fetch_add(1, std::memory_order_relaxed);
-      const auto rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
-      data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
-      LTX_CHECK(data_ != nullptr, "cpu", "matmul: out of memory for a ", rounded, "-byte packing buffer");
-      size_ = bytes;
-    }
-    return data_.get();
+    bool grew = false;
+    std::byte* p = buffer_.get(bytes, &grew);
+    if (grew) g_fallback_allocations.fetch_add(1, std::memory_order_relaxed);
+    return p;
   }
 
  private:
-  struct Free {
-    void operator()(std::byte* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::byte, Free> data_;
-  int64_t size_ = 0;
+  GrowOnlyBuffer buffer_;
 };
 
 struct Range {

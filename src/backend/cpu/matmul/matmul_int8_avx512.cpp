@@ -1,6 +1,6 @@
 // The int8-activation path, an option (core/int8_activations.h; `ltx generate --int8-activations`): out = a·Wᵀ with W
-// in a GGUF block format (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K; Q6_K for 1-4 rows) and a in f32 or bf16, multiplied the way llama.cpp's CPU
-// backend multiplies quantized weights, in integers:
+// in a GGUF block format (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K; Q6_K for 1-4 rows) and a in f32 or bf16, multiplied the way
+// llama.cpp's CPU backend multiplies quantized weights, in integers:
 //   - each row of a is quantized per block of 32 along k: d = amax / 127, q = round(x / d) (int8), as ggml's
 //     quantize_row_q8_0;
 //   - each weight block of 32 is written as unsigned bytes u with a scale s and an offset o, w = s·u - o (Q8_0:
@@ -14,34 +14,91 @@
 // largest magnitude); `ltx bench --matmul --int8` measures it against the bf16 path. NaN or Inf in a block of a makes
 // that block's scale NaN, so it reaches the output instead of vanishing in the int8 conversion.
 //
-// 1-4 rows of a read W in place, column after column (run_int8_gemv below). More
-// rows are blocked as the bf16 GEMM (matmul_gemm_avx512.cpp): per task of a threads grid, per NC-column block and KC
-// slice, W is decoded once into 32-column strips ([block][8 groups of 4 k][32 columns][4 bytes], then the 32 s and 32
-// o), and a's rows are quantized a MC-row block at a time; a 6×32 tile keeps its int32 block sums and f32 outputs in 24
-// registers. Every output is summed over k in the same order whatever the grid, so the bits do not depend on the thread
-// count.
+// This file: the activations' quantization (shared, matmul_int8.h) and the blocked GEMM for more than 4 rows, blocked
+// as the bf16 GEMM (matmul_gemm_avx512.cpp): per task of a threads grid, per NC-column block and KC slice, W is decoded
+// once into 32-column strips ([block][8 groups of 4 k][32 columns][4 bytes], then the 32 s and 32 o), and a's rows
+// are quantized a MC-row block at a time; a 6×32 tile keeps its int32 block sums and f32 outputs in 24 registers.
+// Every output is summed over k in the same order whatever the grid, so the bits do not depend on the thread count.
+// 1-4 rows read W in place, column after column (matmul_int8_rows_avx512.cpp).
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <memory>
 
 #include "backend/cpu/kernel_scratch.h"
 #include "backend/cpu/matmul/dequant_avx512.h"
 #include "backend/cpu/matmul/matmul_avx512.h"
+#include "backend/cpu/matmul/matmul_int8.h"
 #include "backend/cpu/vec_avx512.h"
 #include "core/cpu_features.h"
 #include "core/error.h"
-#include "core/half.h"
 #include "core/int8_activations.h"
 #include "core/thread_pool.h"
 
 namespace ltx::cpu::gemm {
+namespace int8 {
+
+// ---- a: rows quantized per block of 32 --------------------------------------------------------------------------
+
+int64_t quantized_rows_bytes(int64_t rows, int64_t kc) {
+  return aligned64(rows * kc) + 3 * aligned64(rows * (kc / kBlock) * 4);
+}
+
+QuantizedRows carve_quantized_rows(std::byte* at, int64_t rows, int64_t kc) {
+  QuantizedRows r;
+  r.kc = kc;
+  r.q = reinterpret_cast<int8_t*>(at);
+  at += aligned64(rows * kc);
+  const int64_t per = aligned64(rows * (kc / kBlock) * 4);
+  r.d = reinterpret_cast<float*>(at);
+  r.start = reinterpret_cast<int32_t*>(at + per);
+  r.d_sum = reinterpret_cast<float*>(at + 2 * per);
+  return r;
+}
+
+void quantize_rows(const Problem& p, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int z,
+                   const QuantizedRows& out) {
+  const int64_t blocks = kc / kBlock;
+  const bool bf16 = p.a.dtype == DType::BF16;
+  const int64_t es = bf16 ? 2 : 4;
+  for (int64_t i = 0; i < rows; ++i) {
+    const std::byte* row = p.a.data + ((m0 + i) * p.a.sm + k0) * es;
+    for (int64_t b = 0; b < blocks; ++b) {
+      __m512 x0, x1;
+      if (bf16) {
+        const auto* h = reinterpret_cast<const uint16_t*>(row) + b * kBlock;
+        x0 = vec::load_bf16(h, 0xffff);
+        x1 = vec::load_bf16(h + 16, 0xffff);
+      } else {
+        const auto* f = reinterpret_cast<const float*>(row) + b * kBlock;
+        x0 = _mm512_loadu_ps(f);
+        x1 = _mm512_loadu_ps(f + 16);
+      }
+      const bool non_finite = (_mm512_cmp_ps_mask(_mm512_sub_ps(x0, x0), _mm512_setzero_ps(), _CMP_NEQ_UQ) |
+                               _mm512_cmp_ps_mask(_mm512_sub_ps(x1, x1), _mm512_setzero_ps(), _CMP_NEQ_UQ)) != 0;
+      const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+      const float d = non_finite ? std::numeric_limits<float>::quiet_NaN() : amax / 127.0f;
+      const float inv = d > 0.0f ? 1.0f / d : 0.0f;                                   // NaN and 0 give q = 0
+      const __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, _mm512_set1_ps(inv)));  // nearest, ties to even
+      const __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, _mm512_set1_ps(inv)));
+      int8_t* q = out.q + i * kc + b * kBlock;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtsepi32_epi8(q0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtsepi32_epi8(q1));
+      const int32_t sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+      out.d[i * blocks + b] = d;
+      out.start[i * blocks + b] = -z * sum;
+      out.d_sum[i * blocks + b] = d * static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace int8
+
 namespace {
 
-constexpr int64_t kBlock = 32;                                                // k per quantization block, of a and of W
+using namespace int8;
+
 constexpr int kTileRows = 6;                                                  // rows of a per tile
 constexpr int64_t kTileCols = 32;                                             // columns per W strip (two vectors)
 constexpr int64_t kRowsPerBlock = 16 * kTileRows;                             // rows of a quantized at a time (MC)
@@ -49,18 +106,7 @@ constexpr int64_t kSliceK = 1024;                                             //
 constexpr int64_t kColsPerBlock = 512;                                        // NC
 constexpr int64_t kStripBlockBytes = kBlock * kTileCols + 2 * kTileCols * 4;  // u8 values, then s[32], o[32]
 
-int64_t aligned64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
-
-// The zero point z of a *_0 format (o = z·s), or 0 for the K-quants, whose o is a separate per-block term.
-int zero_point(DType t) { return t == DType::Q8_0 ? 128 : t == DType::Q4_0 ? 8 : t == DType::Q5_0 ? 16 : 0; }
-
 // ---- W: one row's slice as u bytes and per-block s, o ----------------------------------------------------------
-
-float f16_scale(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return f16_to_f32(h);
-}
 
 // Elements [k0, k0 + kc) of the encoded row `row` (k0 and kc whole blocks of t) into u[kc], s[kc / 32], o[kc / 32].
 void decode_slice(DType t, const std::byte* row, int64_t k0, int64_t kc, uint8_t* u, float* s, float* o) {
@@ -157,68 +203,6 @@ void pack_w(const Problem& p, int64_t k0, int64_t kc, int64_t n0, int64_t cols, 
       for (int g = 0; g < 8; ++g) std::memcpy(blk + g * kTileCols * 4 + lane * 4, u_buf.get() + b * kBlock + 4 * g, 4);
       std::memcpy(blk + kBlock * kTileCols + lane * 4, s_buf.get() + b, 4);
       std::memcpy(blk + kBlock * kTileCols + kTileCols * 4 + lane * 4, o_buf.get() + b, 4);
-    }
-  }
-}
-
-// ---- a: rows quantized per block of 32 --------------------------------------------------------------------------
-
-struct QuantizedRows {  // `rows` rows of a, elements [k0, k0 + kc): q [rows][kc], per (row, block) d, -z·Σq, d·Σq
-  int8_t* q = nullptr;
-  float* d = nullptr;
-  int32_t* start = nullptr;  // where the block's integer sum starts: -z·Σq (the *_0 formats' offset term)
-  float* d_sum = nullptr;    // d·Σq (the K-quants' offset term)
-  int64_t kc = 0;
-};
-
-int64_t quantized_rows_bytes(int64_t rows, int64_t kc) {
-  return aligned64(rows * kc) + 3 * aligned64(rows * (kc / kBlock) * 4);
-}
-
-QuantizedRows carve_quantized_rows(std::byte* at, int64_t rows, int64_t kc) {
-  QuantizedRows r;
-  r.kc = kc;
-  r.q = reinterpret_cast<int8_t*>(at);
-  at += aligned64(rows * kc);
-  const int64_t per = aligned64(rows * (kc / kBlock) * 4);
-  r.d = reinterpret_cast<float*>(at);
-  r.start = reinterpret_cast<int32_t*>(at + per);
-  r.d_sum = reinterpret_cast<float*>(at + 2 * per);
-  return r;
-}
-
-void quantize_rows(const Problem& p, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int z,
-                   const QuantizedRows& out) {
-  const int64_t blocks = kc / kBlock;
-  const bool bf16 = p.a.dtype == DType::BF16;
-  const int64_t es = bf16 ? 2 : 4;
-  for (int64_t i = 0; i < rows; ++i) {
-    const std::byte* row = p.a.data + ((m0 + i) * p.a.sm + k0) * es;
-    for (int64_t b = 0; b < blocks; ++b) {
-      __m512 x0, x1;
-      if (bf16) {
-        const auto* h = reinterpret_cast<const uint16_t*>(row) + b * kBlock;
-        x0 = vec::load_bf16(h, 0xffff);
-        x1 = vec::load_bf16(h + 16, 0xffff);
-      } else {
-        const auto* f = reinterpret_cast<const float*>(row) + b * kBlock;
-        x0 = _mm512_loadu_ps(f);
-        x1 = _mm512_loadu_ps(f + 16);
-      }
-      const bool non_finite = (_mm512_cmp_ps_mask(_mm512_sub_ps(x0, x0), _mm512_setzero_ps(), _CMP_NEQ_UQ) |
-                               _mm512_cmp_ps_mask(_mm512_sub_ps(x1, x1), _mm512_setzero_ps(), _CMP_NEQ_UQ)) != 0;
-      const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
-      const float d = non_finite ? std::numeric_limits<float>::quiet_NaN() : amax / 127.0f;
-      const float inv = d > 0.0f ? 1.0f / d : 0.0f;                                   // NaN and 0 give q = 0
-      const __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, _mm512_set1_ps(inv)));  // nearest, ties to even
-      const __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, _mm512_set1_ps(inv)));
-      int8_t* q = out.q + i * kc + b * kBlock;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtsepi32_epi8(q0));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtsepi32_epi8(q1));
-      const int32_t sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
-      out.d[i * blocks + b] = d;
-      out.start[i * blocks + b] = -z * sum;
-      out.d_sum[i * blocks + b] = d * static_cast<float>(sum);
     }
   }
 }
@@ -339,31 +323,12 @@ int64_t largest_task_bytes(const Problem& p, int tm, int tn) {
   return task_scratch(p, rows, cols).total();
 }
 
-class GrowBuffer {  // 64-byte aligned, grow-only: the fallback when no span is lent
- public:
-  std::byte* get(int64_t bytes) {
-    if (bytes > size_) {
-      data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, static_cast<size_t>(aligned64(bytes)))));
-      LTX_CHECK(data_ != nullptr, "cpu", "int8 matmul: out of memory for a ", bytes, "-byte buffer");
-      size_ = bytes;
-    }
-    return data_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(std::byte* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::byte, Free> data_;
-  int64_t size_ = 0;
-};
-
 void run_task(const Problem& p, Range rows, Range cols, std::byte* lent) {
   if (rows.begin >= rows.end || cols.begin >= cols.end) return;
   const TaskScratch need = task_scratch(p, rows.end - rows.begin, cols.end - cols.begin);
   std::byte* base = lent;
   if (base == nullptr) {
-    thread_local GrowBuffer buffer;
+    thread_local GrowOnlyBuffer buffer;
     base = buffer.get(need.total());
   }
   std::byte* w_buf = base;
@@ -413,258 +378,6 @@ void run_task(const Problem& p, Range rows, Range cols, std::byte* lent) {
   }
 }
 
-// ---- few rows: W read in place, column after column ----------------------------------------------------------------
-
-// For 1-4 rows of a (a language model's decode step) the strips would be decoded for too few rows to pay for
-// themselves; here each weight row (an output column) is read once, in place, and its blocks are dotted two at a
-// time with a 64-byte activation chunk: lanes 0-7 of vpdpbusd's sums are the first block's, lanes 8-15 the second's.
-// The activations' per-block d (and for the *_0 formats the integer start -z·Σq, placed in lanes 0 and 8) are laid
-// out once per call as one vector per block pair.
-constexpr int64_t kGemvRows = 4;
-
-struct PairedRows {  // per row, per pair of blocks: d as [d0 ×8, d1 ×8] and the start as [s0, 0 ×7, s1, 0 ×7]
-  const int8_t* q = nullptr;
-  int64_t k = 0;
-  const __m512* d = nullptr;
-  const __m512i* start = nullptr;
-  const float* d_sum = nullptr;  // per row, per block: d·Σq
-};
-
-bool gemv_format(DType t) {
-  return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K || t == DType::Q5_K ||
-         t == DType::Q6_K;
-}
-
-// Q8_0: two blocks [f16 d][32 int8] per step.
-template <int R>
-void column_q8_0(const PairedRows& a, const uint8_t* row, float* out) {
-  __m512 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  const int64_t pairs = a.k / 64;
-  for (int64_t pr = 0; pr < pairs; ++pr) {
-    const uint8_t* b0 = row + 2 * pr * 34;
-    const uint8_t* b1 = b0 + 34;
-    const __m512i u = _mm512_xor_si512(
-        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b0 + 2))),
-                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b1 + 2)), 1),
-        _mm512_set1_epi8(-128));
-    const __m512 s = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(f16_scale(b0)), _mm512_set1_ps(f16_scale(b1)));
-    for (int r = 0; r < R; ++r) {
-      const __m512i x = _mm512_loadu_si512(a.q + r * a.k + 64 * pr);
-      const __m512i dot = _mm512_dpbusd_epi32(a.start[r * pairs + pr], u, x);
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s, a.d[r * pairs + pr]), acc[r]);
-    }
-  }
-  for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
-}
-
-// Q4_0 / Q5_0: two blocks [f16 d][Q5_0 only: 32-bit qh][16 bytes] per step; element i < 16 is the low nibble of byte
-// i, element 16 + i the high one, bit i of qh the fifth bit of element i.
-template <bool Q5>
-__m256i nibbles_0(const uint8_t* blk) {
-  const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + (Q5 ? 6 : 2)));
-  const __m128i nib = _mm_set1_epi8(0x0F);
-  __m256i u = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(qs, nib)),
-                                      _mm_and_si128(_mm_srli_epi16(qs, 4), nib), 1);
-  if constexpr (Q5) {
-    uint32_t qh;
-    std::memcpy(&qh, blk + 2, 4);
-    u = _mm256_or_si256(u, _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(0x10)));
-  }
-  return u;
-}
-
-template <int R, bool Q5>
-void column_q4_0(const PairedRows& a, const uint8_t* row, float* out) {
-  constexpr int64_t kBytes = Q5 ? 22 : 18;
-  __m512 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  const int64_t pairs = a.k / 64;
-  for (int64_t pr = 0; pr < pairs; ++pr) {
-    const uint8_t* b0 = row + 2 * pr * kBytes;
-    const uint8_t* b1 = b0 + kBytes;
-    const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(nibbles_0<Q5>(b0)), nibbles_0<Q5>(b1), 1);
-    const __m512 s = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(f16_scale(b0)), _mm512_set1_ps(f16_scale(b1)));
-    for (int r = 0; r < R; ++r) {
-      const __m512i x = _mm512_loadu_si512(a.q + r * a.k + 64 * pr);
-      const __m512i dot = _mm512_dpbusd_epi32(a.start[r * pairs + pr], u, x);
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s, a.d[r * pairs + pr]), acc[r]);
-    }
-  }
-  for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
-}
-
-// Q4_K / Q5_K: per super-block of 256, sub-blocks 2g and 2g+1 are the low and high nibbles of the same 32 bytes,
-// which makes one 64-byte vector of u against the activations' elements 64g .. 64g + 63.
-template <int R, bool Q5>
-void column_qk(const PairedRows& a, const uint8_t* row, float* out) {
-  __m512 acc[R];
-  __m256 offset[R];
-  for (int r = 0; r < R; ++r) {
-    acc[r] = _mm512_setzero_ps();
-    offset[r] = _mm256_setzero_ps();
-  }
-  const int64_t pairs = a.k / 64, bytes = Q5 ? 176 : 144;
-  for (int64_t sb = 0; sb < a.k / 256; ++sb) {
-    const uint8_t* blk = row + sb * bytes;
-    const SubScales sc = k_sub_scales(blk);
-    const uint8_t* qh = blk + 16;
-    const uint8_t* qs = Q5 ? qh + 32 : qh;
-    const __m256i high = Q5 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : __m256i{};
-    for (int g = 0; g < 4; ++g) {
-      const __m256i bytes32 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * g));
-      __m256i lo = _mm256_and_si256(bytes32, _mm256_set1_epi8(0x0F));
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bytes32, 4), _mm256_set1_epi8(0x0F));
-      if constexpr (Q5) {
-        const __mmask32 f0 = _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(1 << (2 * g))));
-        const __mmask32 f1 = _mm256_test_epi8_mask(high, _mm256_set1_epi8(static_cast<char>(1 << (2 * g + 1))));
-        lo = _mm256_or_si256(lo, _mm256_maskz_mov_epi8(f0, _mm256_set1_epi8(0x10)));
-        hi = _mm256_or_si256(hi, _mm256_maskz_mov_epi8(f1, _mm256_set1_epi8(0x10)));
-      }
-      const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-      const __m512 s = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(sc.ds[2 * g]), _mm512_set1_ps(sc.ds[2 * g + 1]));
-      const int64_t pr = 4 * sb + g;
-      for (int r = 0; r < R; ++r) {
-        const __m512i x = _mm512_loadu_si512(a.q + r * a.k + 64 * pr);
-        const __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, x);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s, a.d[r * pairs + pr]), acc[r]);
-      }
-    }
-    const __m256 dm = _mm256_load_ps(sc.dm);
-    for (int r = 0; r < R; ++r)
-      offset[r] = _mm256_fmadd_ps(dm, _mm256_loadu_ps(a.d_sum + r * (a.k / kBlock) + 8 * sb), offset[r]);
-  }
-  for (int r = 0; r < R; ++r) {
-    const __m128 o4 = _mm_add_ps(_mm256_castps256_ps128(offset[r]), _mm256_extractf128_ps(offset[r], 1));
-    const __m128 o2 = _mm_add_ps(o4, _mm_movehl_ps(o4, o4));
-    out[r] = _mm512_reduce_add_ps(acc[r]) - _mm_cvtss_f32(_mm_add_ss(o2, _mm_movehdup_ps(o2)));
-  }
-}
-
-// Q6_K: [128 bytes ql][64 bytes qh][16 int8 scales][f16 d] per 256, x = d·sc[e / 16]·(q - 32) with a 6-bit q
-// (core/quant.cpp): element e = 128h + 32c + i has the low 4 bits in nibble c / 2 of ql[64h + 32(c % 2) + i] and the
-// high 2 bits in bits 2c, 2c + 1 of qh[32h + i]. The -32 is the integer start of each lane (a.start: -32 times the
-// sum of the lane's four activations), and a lane's four elements share a 16-element sub-block's scale.
-template <int R>
-void column_q6_k(const PairedRows& a, const uint8_t* row, float* out) {
-  __m512 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  const int64_t pairs = a.k / 64;
-  const __m512i spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-  for (int64_t sb = 0; sb < a.k / 256; ++sb) {
-    const uint8_t* blk = row + sb * 210;
-    const float d = f16_scale(blk + 208);
-    for (int h = 0; h < 2; ++h) {
-      const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 128 + 32 * h));
-      for (int c = 0; c < 4; c += 2) {  // chunks c and c + 1: 64 elements, sub-blocks 8h + 2c .. + 3
-        __m256i u[2];
-        for (int t = 0; t < 2; ++t) {
-          const int cc = c + t;
-          const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 64 * h + 32 * (cc % 2)));
-          const __m256i l4 = _mm256_and_si256(cc / 2 ? _mm256_srli_epi16(low, 4) : low, _mm256_set1_epi8(0x0F));
-          const __m256i h2 = _mm256_and_si256(_mm256_srli_epi16(high, 2 * cc), _mm256_set1_epi8(0x03));
-          u[t] = _mm256_or_si256(l4, _mm256_slli_epi16(h2, 4));
-        }
-        const __m512i uv = _mm512_inserti64x4(_mm512_castsi256_si512(u[0]), u[1], 1);
-        int32_t four;
-        std::memcpy(&four, blk + 192 + 8 * h + 2 * c, 4);
-        const __m128 sc4 = _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(four))), _mm_set1_ps(d));
-        const __m512 s = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(sc4));
-        const int64_t pr = 4 * sb + 2 * h + c / 2;
-        for (int r = 0; r < R; ++r) {
-          const __m512i x = _mm512_loadu_si512(a.q + r * a.k + 64 * pr);
-          const __m512i dot = _mm512_dpbusd_epi32(a.start[r * pairs + pr], uv, x);
-          acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(s, a.d[r * pairs + pr]), acc[r]);
-        }
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(acc[r]);
-}
-
-template <int R>
-void column(DType t, const PairedRows& a, const uint8_t* row, float* out) {
-  if (t == DType::Q6_K) return column_q6_k<R>(a, row, out);
-  if (t == DType::Q8_0) return column_q8_0<R>(a, row, out);
-  if (t == DType::Q4_0) return column_q4_0<R, false>(a, row, out);
-  if (t == DType::Q5_0) return column_q4_0<R, true>(a, row, out);
-  if (t == DType::Q4_K) return column_qk<R, false>(a, row, out);
-  column_qk<R, true>(a, row, out);
-}
-
-void run_int8_gemv(const Problem& p) {
-  const int64_t rows = p.m, blocks = p.k / kBlock, pairs = p.k / 64;
-  const int z = zero_point(p.b.dtype);
-  // The quantized rows and their paired vectors, made once on this thread and read by every task.
-  thread_local GrowBuffer buffer;
-  const int64_t q_bytes = quantized_rows_bytes(rows, p.k);
-  std::byte* base = buffer.get(q_bytes + 2 * rows * pairs * 64);
-  const QuantizedRows q = carve_quantized_rows(base, rows, p.k);
-  quantize_rows(p, 0, rows, 0, p.k, z, q);
-  auto* d = reinterpret_cast<__m512*>(base + q_bytes);
-  auto* start = reinterpret_cast<__m512i*>(base + q_bytes + rows * pairs * 64);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t pr = 0; pr < pairs; ++pr) {
-      const int64_t b = r * blocks + 2 * pr;
-      d[r * pairs + pr] = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(q.d[b]), _mm512_set1_ps(q.d[b + 1]));
-      if (p.b.dtype == DType::Q6_K) {  // -32 times the sum of each lane's four activations
-        const __m512i x = _mm512_loadu_si512(q.q + r * p.k + 64 * pr);
-        const __m512i sum4 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), x);
-        start[r * pairs + pr] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum4, 5));
-      } else {
-        start[r * pairs + pr] = _mm512_mask_blend_epi32(0x0100, _mm512_maskz_set1_epi32(0x0001, q.start[b]),
-                                                        _mm512_set1_epi32(q.start[b + 1]));
-      }
-    }
-  const PairedRows a{q.q, p.k, d, start, q.d_sum};
-  constexpr int64_t kChunk = 256;  // columns per store (or epilogue call)
-  const int64_t chunks = (p.n + kChunk - 1) / kChunk;
-  const bool tiny = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) < 1e6;
-  const int64_t out_es = static_cast<int64_t>(dtype_block_bytes(p.out_dtype));
-  parallel_for(chunks, tiny ? chunks : 1, [&](int64_t begin, int64_t end) {
-    alignas(64) float sums[kGemvRows][kChunk];
-    for (int64_t c = begin; c < end; ++c) {
-      const int64_t n0 = c * kChunk, width = std::min(kChunk, p.n - n0);
-      for (int64_t j = 0; j < width; ++j) {
-        const auto* row = reinterpret_cast<const uint8_t*>(p.b.data + (n0 + j) * p.b.row_bytes);
-        if (j + 1 < width) prefetch_bytes(p.b.data + (n0 + j + 1) * p.b.row_bytes, p.b.row_bytes);
-        float out[kGemvRows];
-        switch (rows) {
-          case 1:
-            column<1>(p.b.dtype, a, row, out);
-            break;
-          case 2:
-            column<2>(p.b.dtype, a, row, out);
-            break;
-          case 3:
-            column<3>(p.b.dtype, a, row, out);
-            break;
-          default:
-            column<4>(p.b.dtype, a, row, out);
-            break;
-        }
-        for (int64_t r = 0; r < rows; ++r) sums[r][j] = out[r];
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        if (p.epilogue != nullptr) {
-          p.epilogue->store(p.epilogue_row0 + r, n0, width, sums[r]);
-        } else if (p.out_dtype == DType::F32) {
-          std::memcpy(reinterpret_cast<float*>(p.out) + r * p.ldo + n0, sums[r], static_cast<size_t>(width) * 4);
-        } else {
-          auto* dst = reinterpret_cast<uint16_t*>(p.out + (r * p.ldo + n0) * out_es);
-          for (int64_t j = 0; j < width; j += 16)
-            vec::store_bf16(dst + j, _mm512_loadu_ps(sums[r] + j), vec::tail_mask(width - j));
-        }
-      }
-    }
-  });
-}
-
-bool gemv_applies_int8(const Problem& p) {
-  const bool k_quant = p.b.dtype == DType::Q4_K || p.b.dtype == DType::Q5_K || p.b.dtype == DType::Q6_K;
-  return p.m <= kGemvRows && gemv_format(p.b.dtype) && p.k % (k_quant ? 256 : 64) == 0;
-}
-
 }  // namespace
 
 bool int8_applies(const Problem& p) {
@@ -672,21 +385,21 @@ bool int8_applies(const Problem& p) {
   const DType t = p.b.dtype;
   // Q6_K's 16-element sub-blocks only in the few-rows path.
   const bool format = t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q5_0 || t == DType::Q4_K ||
-                      t == DType::Q5_K || (t == DType::Q6_K && gemv_applies_int8(p));
+                      t == DType::Q5_K || (t == DType::Q6_K && int8::rows_path_applies(p));
   const bool a_ok = (p.a.dtype == DType::F32 || p.a.dtype == DType::BF16) && p.a.sk == 1;
   const bool out_ok = p.epilogue != nullptr || p.out_dtype == DType::F32 || p.out_dtype == DType::BF16;
   return format && a_ok && out_ok && p.k > 0 && p.k % kBlock == 0;
 }
 
 int64_t int8_scratch_bytes(const Problem& p) {
-  if (gemv_applies_int8(p)) return 0;  // its few quantized rows live in a thread-local buffer
+  if (int8::rows_path_applies(p)) return 0;  // its few quantized rows live in a thread-local buffer
   int tm = 1, tn = 1;
   grid(p, tm, tn);
   return largest_task_bytes(p, tm, tn) * tm * tn;
 }
 
 void run_int8(const Problem& p) {
-  if (gemv_applies_int8(p)) return run_int8_gemv(p);
+  if (int8::rows_path_applies(p)) return int8::run_rows(p);
   int tm = 1, tn = 1;
   grid(p, tm, tn);
   const KernelScratch lent = bound_kernel_scratch();
