@@ -18,6 +18,10 @@ using namespace ltx::ops;
 
 constexpr int64_t kWidth = 512;  // each weight: 512 KiB of bf16
 constexpr int kLayers = 4;
+// A page fault maps up to fault_around_bytes (64 KiB by default) of the file's cached pages around it, so reading a
+// weight in may map back the tail of a dropped one just before it: at most this much per weight read, an eighth of
+// one.
+constexpr size_t kFaultAround = size_t{64} << 10;
 
 struct MappedWeights {
   std::filesystem::path path;
@@ -63,7 +67,7 @@ TEST(WeightStreaming, SameResultsAndStreamedPagesLeaveTheProcess) {
     const Tensor streamed = plan.run({x})[0];
     EXPECT_EQ(max_abs_diff(streamed, resident), 0.0f);
     // Each weight was dropped after its step: at most the header page and a page shared at a boundary remain.
-    EXPECT_LE(mapping_rss(m.weights[0].raw()), size_t{4} * 4096);
+    EXPECT_LE(mapping_rss(m.weights[0].raw()), size_t{4} * 4096 + kLayers * kFaultAround);
   }
 }
 
@@ -80,7 +84,7 @@ TEST(WeightStreaming, TheFirstResidentBytesStay) {
   plan.run({x});
   const size_t rss = mapping_rss(m.weights[0].raw());
   EXPECT_GE(rss, 2 * one);
-  EXPECT_LE(rss, 2 * one + size_t{4} * 4096);
+  EXPECT_LE(rss, 2 * one + size_t{4} * 4096 + 2 * kFaultAround);
 }
 
 TEST(WeightStreaming, AStreamingRunStartsWithOnlyItsResidentPages) {
@@ -101,7 +105,7 @@ TEST(WeightStreaming, AStreamingRunStartsWithOnlyItsResidentPages) {
   // w0 and w1 (never read here) and w3 (streamed) left: w2 and a few boundary pages stay.
   const size_t rss = mapping_rss(m.weights[0].raw());
   EXPECT_GE(rss, one);
-  EXPECT_LE(rss, one + size_t{4} * 4096);
+  EXPECT_LE(rss, one + size_t{4} * 4096 + 2 * kFaultAround);
 }
 
 TEST(MappedFilePages, DropAndLoadActOnMappedMemoryOnly) {
