@@ -30,7 +30,7 @@ const char* const kGenerateUsage =
     "                    [--distilled-lora FILE[:STRENGTH] [--distilled-lora-stage1 STRENGTH]] [--distilled]\n"
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
-    "                    [--memory-budget SIZE (the whole run; default: MemAvailable)] [--help]\n"
+    "                    [--memory-budget SIZE (the whole run; default: MemAvailable)] [--int8-activations] [--help]\n"
     "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
     "Gemma 3 270M text encoder installed by scripts/setup.\n"
     "Several prompts (--prompt repeated, --prompts-file with one per line) and --batch N (N samples of each prompt,\n"

@@ -20,7 +20,7 @@ namespace {
 
 constexpr int64_t kMaxRows = 4;
 
-struct PairedRows {  // per row, per pair of blocks: d as [d0 ×8, d1 ×8] and the start as [s0, 0 ×7, s1, 0 ×7]
+struct PairedRows {  // per row, per pair of blocks: d as [d0 ×8, d1 ×8] and the lanes' integer starts (above)
   const int8_t* q = nullptr;
   int64_t k = 0;
   const __m512* d = nullptr;
