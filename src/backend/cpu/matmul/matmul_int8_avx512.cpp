@@ -79,9 +79,11 @@ void quantize_rows(const Problem& p, int64_t m0, int64_t rows, int64_t k0, int64
                                _mm512_cmp_ps_mask(_mm512_sub_ps(x1, x1), _mm512_setzero_ps(), _CMP_NEQ_UQ)) != 0;
       const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
       const float d = non_finite ? std::numeric_limits<float>::quiet_NaN() : amax / 127.0f;
-      const float inv = d > 0.0f ? 1.0f / d : 0.0f;                                   // NaN and 0 give q = 0
-      const __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, _mm512_set1_ps(inv)));  // nearest, ties to even
-      const __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, _mm512_set1_ps(inv)));
+      const float inv = d > 0.0f ? 1.0f / d : 0.0f;  // an all-zero block gives q = 0
+      // Nearest, ties to even; a non-finite block's q are 0 (its NaN d carries it to the output).
+      const __mmask16 keep = non_finite ? 0 : 0xffff;
+      const __m512i q0 = _mm512_maskz_cvtps_epi32(keep, _mm512_mul_ps(x0, _mm512_set1_ps(inv)));
+      const __m512i q1 = _mm512_maskz_cvtps_epi32(keep, _mm512_mul_ps(x1, _mm512_set1_ps(inv)));
       int8_t* q = out.q + i * kc + b * kBlock;
       _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtsepi32_epi8(q0));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtsepi32_epi8(q1));
