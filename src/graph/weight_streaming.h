@@ -50,9 +50,9 @@ class WeightStreamer {
   void read_ahead_loop();
 
   StreamingPolicy policy_;
-  std::vector<Region> regions_;             // every mapped weight region, by first_step
+  std::vector<Region> regions_;                       // every mapped weight region, by first_step
   std::vector<std::pair<const void*, size_t>> kept_;  // the resident regions' (data, bytes)
-  std::vector<std::vector<size_t>> drops_;  // per step: the streamed regions whose last reader it is
+  std::vector<std::vector<size_t>> drops_;            // per step: the streamed regions whose last reader it is
   size_t resident_bytes_ = 0, streamed_bytes_ = 0;
   size_t runs_ = 0;  // runs begun (guarded by mutex_, like first_run_)
   bool first_run_ = true;

@@ -1,10 +1,11 @@
 // `ltx bench --int8-error DIT [--video-tokens F,H,W] [--audio-tokens N] [--context-tokens N]`: what the
 // int8-activation option (core/int8_activations.h) changes in one transformer call. Loads the DiT from DIT (an
-// official file, a GGUF or a stand-in from `ltx synth`; its GGUF-quantized Linears are the ones the option
-// changes), runs one call on seeded inputs (a latent grid of F×H×W video tokens, N audio tokens, bf16 text contexts of
-// RMS 1 as the connectors give them in production, at σ = 0.9) with the weights decoded to bf16 and once more with int8 activations, and prints per block the
-// relative L2 difference of each stream's hidden state (transformer_blocks.i.out), then of the velocities, and the
-// seconds of each call (after a first, untimed call that reads the weights).
+// official file, a GGUF or a stand-in from `ltx synth`; its GGUF-quantized Linears are the ones the option changes),
+// runs one call on seeded inputs (a latent grid of F×H×W video tokens, N audio tokens, bf16 text contexts of RMS 1 as
+// the connectors give them in production, at σ = 0.9) with the weights decoded to bf16 and once more with int8
+// activations, and prints per block the relative L2 difference of each stream's hidden state
+// (transformer_blocks.i.out), then of the velocities, and the seconds of each call (after a first, untimed call that
+// compiles the plan and reads the weights).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
