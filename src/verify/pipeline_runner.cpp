@@ -53,23 +53,25 @@ NoiseReplayer recorded_noise(const SafetensorsFile& in) {
   return NoiseReplayer(entries);
 }
 
-GenerationSpec spec_from_params(const nlohmann::json& p) {
+// The frame count, size and rate every pipeline case records.
+GenerationSpec video_shape_from_params(const nlohmann::json& p) {
   GenerationSpec s;
   s.frames = p.at("num_frames").get<int64_t>();
   s.height = p.at("height").get<int64_t>();
   s.width = p.at("width").get<int64_t>();
   s.fps = p.at("fps").get<double>();
+  return s;
+}
+
+GenerationSpec spec_from_params(const nlohmann::json& p) {
+  GenerationSpec s = video_shape_from_params(p);
   s.steps = p.at("num_inference_steps").get<int>();
   return s;
 }
 
 // The distilled flow's spec: its sigma lists fix the steps, so the case records none.
 GenerationSpec distilled_spec_from_params(const nlohmann::json& p) {
-  GenerationSpec s;
-  s.frames = p.at("num_frames").get<int64_t>();
-  s.height = p.at("height").get<int64_t>();
-  s.width = p.at("width").get<int64_t>();
-  s.fps = p.at("fps").get<double>();
+  GenerationSpec s = video_shape_from_params(p);
   s.distilled = true;
   return s;
 }

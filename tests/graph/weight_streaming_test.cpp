@@ -18,9 +18,9 @@ using namespace ltx::ops;
 
 constexpr int64_t kWidth = 512;  // each weight: 512 KiB of bf16
 constexpr int kLayers = 4;
-// A page fault maps up to fault_around_bytes (64 KiB by default) of the file's cached pages around it, so reading a
-// weight in may map back the tail of a dropped one just before it: at most this much per weight read, an eighth of
-// one.
+// A page fault also maps the file's cached pages around it (fault-around, 64 KiB by default), so reading a weight in
+// may map back the tail of a dropped one just before it (a race with the reader thread, seen as 12 extra pages): this
+// much per weight read, an eighth of one, is allowed; a weight left whole is not.
 constexpr size_t kFaultAround = size_t{64} << 10;
 
 struct MappedWeights {
