@@ -26,6 +26,7 @@ from golden_case import GROUPS, setup_determinism  # noqa: E402
 # Maps each generator module to the groups it writes.
 GENERATORS = {
     "make_text_goldens": ("text",),
+    "make_gemma_vision_goldens": ("text",),
     "make_dit_goldens": ("dit",),
     "make_rope_goldens": ("rope",),
     "make_lora_goldens": ("dit",),

@@ -21,6 +21,20 @@ PromptTokens right_padded_prompt(const std::vector<int32_t>& ids, int64_t align,
   return p;
 }
 
+void attach_image_features(PromptTokens& prompt, int64_t soft_token, Tensor features) {
+  prompt.images.image.assign(prompt.ids.size(), -1);
+  int64_t image = -1, soft = 0;
+  for (size_t i = 0; i < prompt.ids.size(); ++i)
+    if (prompt.ids[i] == soft_token) {
+      if (i == 0 || prompt.ids[i - 1] != soft_token) ++image;
+      prompt.images.image[i] = image;
+      ++soft;
+    }
+  LTX_CHECK(features.rank() == 2 && features.dim(0) == soft, "gemma3", "the prompt has ", soft,
+            " image soft tokens and the image features are ", features.describe());
+  prompt.images.features = std::move(features);
+}
+
 GenerationResult generate(Model& model, const PromptTokens& prompt, const GenerationOptions& options,
                           const std::function<void(int32_t)>& on_token) {
   LTX_CHECK(!prompt.ids.empty(), "gemma3", "generation needs a prompt");
@@ -33,7 +47,8 @@ GenerationResult generate(Model& model, const PromptTokens& prompt, const Genera
   KvCache cache = model.new_cache(static_cast<int64_t>(prompt.ids.size()) + options.max_new_tokens);
   TokenSampler sampler(options.sampling, options.seed);
   auto t0 = Clock::now();
-  std::vector<float> logits = model.extend(cache, prompt.ids, prompt.positions, prompt.valid);
+  std::vector<float> logits = model.extend(cache, prompt.ids, prompt.positions, prompt.valid,
+                                           prompt.images.features.defined() ? &prompt.images : nullptr);
   out.prefill_seconds = seconds(t0);
   t0 = Clock::now();
   int64_t position = prompt.next_position - 1;

@@ -24,12 +24,17 @@ struct GenerationOptions {
 struct PromptTokens {
   std::vector<int64_t> ids, positions, valid;
   int64_t next_position = 0;
+  ImageEmbeddings images;  // the prompt's image features (none when `images.features` is undefined)
 };
 
 // transformers 4.57's generate on a right-padded prompt (the version ltx-core 1.0.0's lock pins;
 // generation/utils.py prepare_inputs_for_generation): real tokens at 0, 1, ..., pads at position 1, generated tokens
 // from the count of real tokens on. Right-pads `ids` with `pad_id` to a multiple of `align` (1: none).
 PromptTokens right_padded_prompt(const std::vector<int32_t>& ids, int64_t align, int32_t pad_id);
+
+// Image features into a prompt: the tokens with id `soft_token` take `features`' rows [soft tokens, hidden] in order,
+// each run of consecutive soft tokens being one image (Gemma3Model.forward's masked_scatter, image_group_ids).
+void attach_image_features(PromptTokens& prompt, int64_t soft_token, Tensor features);
 
 struct GenerationResult {
   std::vector<int32_t> tokens;  // the new tokens, a final stop token included

@@ -345,16 +345,20 @@ namespace {
 // The additive mask [1, 1, S, C + S] of S new tokens over the cache's C slots and themselves, by slot index as
 // transformers' generation masks are (masking_utils.py): query slot q sees key slot k iff k holds a valid token,
 // k <= q and, on sliding layers, q - k < window. Positions only turn the RoPE.
-Tensor extend_mask(const KvCache& cache, const std::vector<int64_t>& valid, int64_t s, int64_t window) {
+// `image` (empty: none): per new token its image's number, -1 for text; two soft tokens of one image see each other
+// whatever their order or distance (masking_utils.py or_masks with token_type_ids_mask_function).
+Tensor extend_mask(const KvCache& cache, const std::vector<int64_t>& valid, const std::vector<int64_t>& image,
+                   int64_t s, int64_t window) {
   const int64_t c = cache.capacity(), n = static_cast<int64_t>(valid.size()), first = cache.length;
   std::vector<float> m(static_cast<size_t>(s * (c + s)), kNegInf);
   const auto sees = [&](int64_t q, int64_t k) { return k <= q && (window <= 0 || q - k < window); };
+  const auto same_image = [&](int64_t i, int64_t j) { return !image.empty() && image[i] >= 0 && image[i] == image[j]; };
   for (int64_t i = 0; i < n; ++i) {
     float* row = m.data() + i * (c + s);
     for (int64_t j = 0; j < cache.length; ++j)
       if (cache.valid[static_cast<size_t>(j)] && sees(first + i, j)) row[j] = 0.0f;
     for (int64_t j = 0; j < n; ++j)
-      if (valid[j] && sees(first + i, first + j)) row[c + j] = 0.0f;
+      if (valid[j] && (sees(first + i, first + j) || same_image(i, j))) row[c + j] = 0.0f;
   }
   return Tensor::from_floats(DType::F32, {1, 1, s, c + s}, m);
 }
@@ -366,11 +370,28 @@ void copy_slots(const Tensor& from, int64_t rows, const Tensor& to, int64_t at) 
 
 }  // namespace
 
-std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& ids, const std::vector<int64_t>& positions,
-                                 const std::vector<int64_t>& valid) {
-  const auto n = static_cast<int64_t>(ids.size());
-  LTX_CHECK(n > 0 && positions.size() == ids.size() && valid.size() == ids.size(), "gemma3",
+std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& given_ids,
+                                 const std::vector<int64_t>& positions, const std::vector<int64_t>& valid,
+                                 const ImageEmbeddings* images) {
+  const auto n = static_cast<int64_t>(given_ids.size());
+  LTX_CHECK(n > 0 && positions.size() == given_ids.size() && valid.size() == given_ids.size(), "gemma3",
             "extend needs as many positions and flags as tokens, got ", n, ", ", positions.size(), ", ", valid.size());
+  // Soft tokens look up row 0 instead of their own id, whose row they replace anyway (a GGUF's table stops at
+  // 262144, the soft token's id).
+  std::vector<int64_t> ids = given_ids, select;
+  int64_t soft = 0;
+  if (images) {
+    LTX_CHECK(static_cast<int64_t>(images->image.size()) == n, "gemma3", "extend: ", images->image.size(),
+              " image flags for ", n, " tokens");
+    for (int64_t i = 0; i < n; ++i)
+      if (images->image[static_cast<size_t>(i)] >= 0) {
+        ids[static_cast<size_t>(i)] = 0;
+        ++soft;
+      }
+    LTX_CHECK(images->features.shape() == Shape({soft, config_.hidden_size}), "gemma3", "extend: ", soft,
+              " image soft tokens need features [", soft, ", ", config_.hidden_size, "], got ",
+              images->features.describe());
+  }
   for (int64_t v : ids)
     LTX_CHECK(v >= 0 && v < config_.vocab_size, "gemma3", "token id ", v, " outside the vocabulary of ",
               config_.vocab_size);
@@ -398,6 +419,13 @@ std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& ids
   Value h = ops::gather(g.constant("embed_tokens.weight", weights_.embed_tokens), ids_in);
   if (h.dtype() != DType::F32) h = ops::cast(h, DType::F32);
   h = ops::scale(h, embed_scale);
+  if (images) {
+    // Gemma3Model.forward: the soft tokens' rows replaced, in order, by the (unscaled) image features: a gather
+    // from the text rows followed by the feature rows.
+    const Value features = g.input("image_features", DType::F32, {soft, config_.hidden_size});
+    const Value rows = ops::concat(std::vector<Value>{ops::reshape(h, {s, config_.hidden_size}), features}, 0);
+    h = ops::gather(rows, g.input("image_rows", DType::I64, {1, s}));
+  }
   for (int i = 0; i < layers; ++i) h = bld.layer(i, h).out;
   // The last given token's final hidden state, through the head tied to the embeddings.
   h = ops::gather(ops::reshape(h, {s, config_.hidden_size}), last_in);  // [1, hidden]
@@ -414,17 +442,24 @@ std::vector<float> Model::extend(KvCache& cache, const std::vector<int64_t>& ids
   const Tables local = rope_tables(pos_s, 1, s, hd, config_.rope_local_base_freq, 1.0);
   const Tables global = rope_tables(pos_s, 1, s, hd, config_.rope_theta, config_.rope_linear_factor);
   const std::vector<int64_t> last{n - 1};
+  const std::vector<int64_t> image = images ? images->image : std::vector<int64_t>{};
   std::vector<Tensor> inputs{Tensor::from_ints(DType::I64, {1, s}, ids_s),
                              Tensor::from_ints(DType::I64, {1}, last),
                              local.cos,
                              local.sin,
-                             extend_mask(cache, valid, s, config_.sliding_window),
+                             extend_mask(cache, valid, image, s, config_.sliding_window),
                              global.cos,
                              global.sin,
-                             extend_mask(cache, valid, s, 0)};
+                             extend_mask(cache, valid, image, s, 0)};
   for (int64_t i = 0; c > 0 && i < layers; ++i) {
     inputs.push_back(cache.keys[static_cast<size_t>(i)]);
     inputs.push_back(cache.values[static_cast<size_t>(i)]);
+  }
+  if (images) {  // the gather's rows: text tokens their own, soft tokens the features after them
+    std::vector<int64_t> rows(static_cast<size_t>(s));
+    for (int64_t i = 0, k = 0; i < s; ++i) rows[i] = i < n && image[i] >= 0 ? s + k++ : i;
+    inputs.push_back(images->features.contiguous());
+    inputs.push_back(Tensor::from_ints(DType::I64, {1, s}, rows));
   }
   Plan& plan = plans_.get(g);
   plan.set_streaming(streaming_);

@@ -39,6 +39,13 @@ struct KvCache {
   int64_t capacity() const { return keys.empty() ? 0 : keys.front().dim(2); }
 };
 
+// Image features placed in a prompt: row k of `features` replaces the embedding of the k-th token whose `image` is
+// not -1; `image` numbers each token's image (-1: a text token), one entry per token given to Model::extend.
+struct ImageEmbeddings {
+  Tensor features;  // f32 [soft tokens, hidden]
+  std::vector<int64_t> image;
+};
+
 class Model {
  public:
   // compute: the dtype large matrices are held in (f32 validation, bf16 production); quantized GGUF matrices
@@ -72,8 +79,11 @@ class Model {
   // An empty cache with room for `slots` tokens (rounded up to the bucket): a generation that reserves what it needs
   // never grows it, and compiles one decode plan.
   KvCache new_cache(int64_t slots) const;
+  // `images` (optional): the new tokens' image soft tokens take the image features in place of their embeddings,
+  // and attend to every soft token of their own image both ways (Gemma3Model.forward's masked_scatter and
+  // token_type_ids_mask_function, in the prefill that carries the pixels).
   std::vector<float> extend(KvCache& cache, const std::vector<int64_t>& ids, const std::vector<int64_t>& positions,
-                            const std::vector<int64_t>& valid);
+                            const std::vector<int64_t>& valid, const ImageEmbeddings* images = nullptr);
 
   const Config& config() const { return config_; }
   const PlanCache& plans() const { return plans_; }
