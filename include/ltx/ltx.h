@@ -42,7 +42,8 @@ typedef struct ltx_engine_options ltx_engine_options;
 ltx_engine_options* ltx_engine_options_new(void);
 /* The embedded default model with the Gemma 3 270M text encoder (made on first use). */
 ltx_status ltx_engine_options_default_model(ltx_engine_options** out);
-/* Keys: "checkpoint", "dit", "dit_config", "text_encoder", "upsampler" (paths); "lora" and "distilled_lora"
+/* Keys: "checkpoint", "dit", "dit_config", "text_encoder", "text_encoder_mmproj", "upsampler" (paths); "lora" and
+ * "distilled_lora"
  * ("FILE" or "FILE:STRENGTH"; "lora" adds one each call); "lora_allow_partial" ("0"/"1"); "precision"
  * ("production"/"validation"); "threads" (a count, "0": all cores); "memory_budget" ("8G", "512M", bytes);
  * "int8_activations" ("0"/"1": GGUF-quantized weights multiply int8 activations, EngineOptions::int8_activations). */
@@ -88,6 +89,10 @@ ltx_status ltx_request_set_sampler(ltx_request* request, ltx_sampler sampler);
 ltx_status ltx_request_set_distilled(ltx_request* request, int distilled);
 /* Keyframe interpolation: every image, frame 0's too, added as guiding keyframe tokens (needs images). */
 ltx_status ltx_request_set_keyframe_interpolation(ltx_request* request, int on);
+/* Each prompt rewritten by the text encoder first (GenerateRequest::enhance_prompt; with images, Gemma sees the
+ * first). system_prompt NULL or "": the built-in instructions; max_new_tokens in [1, 8192]. */
+ltx_status ltx_request_set_enhance_prompt(ltx_request* request, int on, const char* system_prompt,
+                                          int64_t max_new_tokens);
 void ltx_request_free(ltx_request* request);
 
 /* ---- progress and cancellation ---- */
@@ -117,6 +122,12 @@ typedef struct ltx_engine ltx_engine;
 typedef struct ltx_result ltx_result;
 ltx_status ltx_engine_new(const ltx_engine_options* options, ltx_progress_fn progress, void* user, ltx_engine** out);
 void ltx_engine_free(ltx_engine* engine);
+/* The prompt rewritten as generate's enhance_prompt does (Engine::enhance): image NULL or "" for none, else an image
+ * file Gemma sees (its vision tower); seed, greedy and max_new_tokens as EnhanceRequest. On LTX_OK *out holds the
+ * text (free it with ltx_string_free); on failure *out is NULL. */
+ltx_status ltx_enhance(ltx_engine* engine, const char* prompt, const char* image, uint64_t seed, int greedy,
+                       int64_t max_new_tokens, char** out);
+void ltx_string_free(char* text);
 /* progress, user and cancel may be NULL. On LTX_OK *out holds the result; on failure *out is NULL. */
 ltx_status ltx_generate(ltx_engine* engine, const ltx_request* request, ltx_progress_fn progress, void* user,
                         ltx_cancel* cancel, ltx_result** out);

@@ -25,7 +25,10 @@ struct EngineOptions {
   std::string dit;           // the DiT from this file instead: official single file, fp8, Diffusers folder or GGUF
   std::string dit_config;    // the configuration of a GGUF DiT that carries none (default: the checkpoint's)
   std::string text_encoder;  // Gemma 3: a GGUF file or a Hugging Face folder; empty: requests give text_embeddings
-  std::string upsampler;     // the x2 spatial upsampler, for two-stage requests
+  // The vision tower of a GGUF text encoder (a llama.cpp mmproj .gguf), for prompt enhancement with an image; a
+  // Hugging Face folder brings its own. Loaded on first use.
+  std::string text_encoder_mmproj;
+  std::string upsampler;                   // the x2 spatial upsampler, for two-stage requests
   std::vector<LoraFile> loras;             // fused into the DiT at load, every stage
   std::optional<LoraFile> distilled_lora;  // the stage-2 refine of two-stage requests
   // The distilled LoRA in stage 1 too, at this strength (the official HQ pipeline: 0.25 with 0.5 in stage 2); unset:

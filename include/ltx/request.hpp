@@ -115,6 +115,9 @@ struct EnhanceRequest {
   bool greedy = false;
   int64_t max_new_tokens = 512;  // in [1, 8192]
   std::string system_prompt;
+  // An image file (PNG, JPEG, ...): the video's first frame, shown to Gemma through its vision tower (the official
+  // enhance_i2v). Needs a text encoder with one (a Hugging Face folder's, or EngineOptions::text_encoder_mmproj).
+  std::string image;
 };
 
 // The request the embedded default model runs at unless told otherwise: 17 frames at 192x128, 8 steps.

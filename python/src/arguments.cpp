@@ -139,6 +139,7 @@ EngineOptions to_engine_options(const EngineArgs& a) {
   const auto path = [](const Path& p) { return p ? p->string() : std::string(); };
   o.checkpoint = path(a.checkpoint);
   o.text_encoder = path(a.text_encoder);
+  o.text_encoder_mmproj = path(a.mmproj);
   o.dit = path(a.dit);
   o.dit_config = path(a.dit_config);
   o.upsampler = path(a.upsampler);
@@ -202,6 +203,7 @@ GenerateRequest to_request(std::vector<std::string> prompts, int64_t batch, cons
   if (a.sampler != "euler" && a.sampler != "res2s") invalid("sampler is 'euler' or 'res2s', got '" + a.sampler + "'");
   r.sampler = a.sampler == "res2s" ? Sampler::Res2s : Sampler::Euler;
   r.keyframe_interpolation = a.keyframe_interpolation;
+  r.enhance_prompt = a.enhance_prompt;
   if (a.audio) r.audio = AudioInput{*a.audio, a.audio_start, a.audio_max_duration};
   if (!a.retake.is_none()) r.retake = retake_of(a.retake);
   if (!a.reference_videos.is_none()) {

@@ -19,7 +19,7 @@ namespace ltx::python {
 using Path = std::optional<std::filesystem::path>;
 
 struct EngineArgs {
-  Path checkpoint, text_encoder, dit, dit_config, upsampler;
+  Path checkpoint, text_encoder, mmproj, dit, dit_config, upsampler;  // mmproj: a GGUF text encoder's vision tower
   nanobind::object loras;                      // None or a list of paths and (path, strength) tuples
   nanobind::object distilled_lora;             // None, a path or a (path, strength) tuple
   std::optional<float> distilled_lora_stage1;  // its strength in stage 1 too (the HQ pipeline)
@@ -56,6 +56,7 @@ struct RequestArgs {
   nanobind::object reference_videos;  // IC-LoRA: None or a list of paths and (path, strength) tuples, as --video
   double conditioning_strength = 1.0;
   Path conditioning_mask;
+  bool enhance_prompt = false;  // each prompt rewritten by the text encoder first, as --enhance-prompt
 };
 
 // With `default_model`, frames, height, width and steps not given take embedded_default_request()'s values (as

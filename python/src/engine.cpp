@@ -65,7 +65,7 @@ auto request_options() {
       nb::arg("audio_skip_step") = nb::none(), nb::arg("sampler") = "euler", nb::arg("keyframe_interpolation") = false,
       nb::arg("audio") = nb::none(), nb::arg("audio_start") = 0.0, nb::arg("audio_max_duration") = nb::none(),
       nb::arg("retake") = nb::none(), nb::arg("reference_videos") = nb::none(), nb::arg("conditioning_strength") = 1.0,
-      nb::arg("conditioning_mask") = nb::none(), nb::arg("progress") = nb::none());
+      nb::arg("conditioning_mask") = nb::none(), nb::arg("enhance_prompt") = false, nb::arg("progress") = nb::none());
 }
 
 using OptInt = std::optional<int64_t>;
@@ -84,7 +84,7 @@ auto with_request_options(Finish finish) {
                OptFloat audio_modality, std::optional<int> video_skip_step, std::optional<int> audio_skip_step,
                std::string sampler, bool keyframe_interpolation, std::optional<std::string> audio, double audio_start,
                std::optional<double> audio_max_duration, nb::object retake, nb::object reference_videos,
-               double conditioning_strength, Path conditioning_mask, nb::object progress) {
+               double conditioning_strength, Path conditioning_mask, bool enhance_prompt, nb::object progress) {
         const RequestArgs args{.negative_prompt = std::move(negative_prompt),
                                .width = width,
                                .height = height,
@@ -114,7 +114,8 @@ auto with_request_options(Finish finish) {
                                .retake = std::move(retake),
                                .reference_videos = std::move(reference_videos),
                                .conditioning_strength = conditioning_strength,
-                               .conditioning_mask = std::move(conditioning_mask)};
+                               .conditioning_mask = std::move(conditioning_mask),
+                               .enhance_prompt = enhance_prompt};
         return finish(self, std::move(head)..., args, std::move(progress));
       };
 }
@@ -128,7 +129,9 @@ constexpr const char* kGenerateDoc =
     "seconds). `retake`: {\"path\", \"start\", \"end\"[, \"keep_video\", \"keep_audio\"]} regenerates that "
     "window of a video file and keeps the rest. `reference_videos`: IC-LoRA control videos (paths or (path, strength) "
     "tuples) for the engine's IC-LoRA, `conditioning_strength` and `conditioning_mask` (a grey video) weighing "
-    "their attention. `progress`: a callable given an ltx.Progress for each stage begin, "
+    "their attention. `enhance_prompt`: each prompt first rewritten by the text encoder (Gemma sees the first image "
+    "when there are images), as `ltx generate --enhance-prompt`; Video.prompt is then the rewritten one. "
+    "`progress`: a callable given an ltx.Progress for each stage begin, "
     "step, end and note, called on "
     "the engine's thread; an exception it raises ends the call and reaches the caller. Ctrl-C cancels the call "
     "(KeyboardInterrupt); the engine stays usable. Other Python threads run meanwhile.";
@@ -146,12 +149,13 @@ void bind_engine(nb::module_& m) {
                            "with the Gemma 3 270M GGUF that scripts/setup installs.");
   cls.def(
       "__init__",
-      [](PyEngine* self, Path checkpoint, Path text_encoder, Path dit, Path dit_config, Path upsampler,
+      [](PyEngine* self, Path checkpoint, Path text_encoder, Path mmproj, Path dit, Path dit_config, Path upsampler,
          nb::object loras, nb::object distilled_lora, std::optional<float> distilled_lora_stage1,
          bool lora_allow_partial, std::string precision, int threads, nb::object memory_budget, nb::object progress) {
         init(self,
              EngineArgs{.checkpoint = std::move(checkpoint),
                         .text_encoder = std::move(text_encoder),
+                        .mmproj = std::move(mmproj),
                         .dit = std::move(dit),
                         .dit_config = std::move(dit_config),
                         .upsampler = std::move(upsampler),
@@ -164,16 +168,36 @@ void bind_engine(nb::module_& m) {
                         .memory_budget = std::move(memory_budget)},
              std::move(progress));
       },
-      nb::arg("checkpoint") = nb::none(), nb::arg("text_encoder") = nb::none(), nb::arg("dit") = nb::none(),
-      nb::arg("dit_config") = nb::none(), nb::arg("upsampler") = nb::none(), nb::arg("loras") = nb::none(),
-      nb::arg("distilled_lora") = nb::none(), nb::arg("distilled_lora_stage1") = nb::none(),
-      nb::arg("lora_allow_partial") = false, nb::arg("precision") = "production", nb::arg("threads") = 0,
-      nb::arg("memory_budget") = nb::none(), nb::arg("progress") = nb::none(),
+      nb::arg("checkpoint") = nb::none(), nb::arg("text_encoder") = nb::none(), nb::arg("mmproj") = nb::none(),
+      nb::arg("dit") = nb::none(), nb::arg("dit_config") = nb::none(), nb::arg("upsampler") = nb::none(),
+      nb::arg("loras") = nb::none(), nb::arg("distilled_lora") = nb::none(),
+      nb::arg("distilled_lora_stage1") = nb::none(), nb::arg("lora_allow_partial") = false,
+      nb::arg("precision") = "production", nb::arg("threads") = 0, nb::arg("memory_budget") = nb::none(),
+      nb::arg("progress") = nb::none(),
+      "mmproj: a GGUF text encoder's vision tower (llama.cpp mmproj file), for enhance() with an image; "
       "loras: a list of paths or (path, strength) tuples; distilled_lora: a path or a (path, strength) tuple; "
       "distilled_lora_stage1: its strength in stage 1 too (the HQ pipeline's 0.25); "
       "precision: 'production' (bf16) or 'validation' (f32); threads: 0 for $LTX_THREADS or every core; "
       "memory_budget: bytes or a size like '8G' (None: what the machine has available); progress: a callable "
       "given an ltx.Progress for the load's stage and notes.");
+  cls.def(
+      "enhance",
+      [](PyEngine& self, const std::string& prompt, Path image, uint64_t seed, bool greedy, int64_t max_new_tokens,
+         std::string system_prompt) {
+        EnhanceRequest r;
+        r.image = image ? image->string() : "";
+        r.seed = seed;
+        r.greedy = greedy;
+        r.max_new_tokens = max_new_tokens;
+        r.system_prompt = std::move(system_prompt);
+        nb::gil_scoped_release released;
+        return self.engine->enhance(prompt, r);
+      },
+      nb::arg("prompt"), nb::kw_only(), nb::arg("image") = nb::none(), nb::arg("seed") = 10, nb::arg("greedy") = false,
+      nb::arg("max_new_tokens") = 512, nb::arg("system_prompt") = "",
+      "The prompt rewritten by the text encoder as `ltx enhance` rewrites it (the official --enhance-prompt): "
+      "sampled at temperature 0.7 and top-k 50 from `seed`, or greedy; `image`: the video's first frame, shown to "
+      "Gemma through its vision tower (a Hugging Face folder's, or the engine's mmproj).");
   cls.def_prop_ro(
       "model_version", [](const PyEngine& e) { return e.engine->model_version(); }, "'2.3', '2.0'");
   cls.def_prop_ro(

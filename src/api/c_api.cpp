@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <string>
@@ -125,6 +127,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
     o.dit_config = value;
   } else if (key == "text_encoder") {
     o.text_encoder = value;
+  } else if (key == "text_encoder_mmproj") {
+    o.text_encoder_mmproj = value;
   } else if (key == "upsampler") {
     o.upsampler = value;
   } else if (key == "lora") {
@@ -157,8 +161,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
     o.memory_budget_bytes = ltx::parse_size(value, "memory_budget");
   } else {
     reject(function, "unknown option key \"" + std::string(key) +
-                         "\"; valid keys: checkpoint, dit, dit_config, text_encoder, upsampler, lora, "
-                         "distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, int8_activations, "
+                         "\"; valid keys: checkpoint, dit, dit_config, text_encoder, text_encoder_mmproj, upsampler, "
+                         "lora, distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, int8_activations, "
                          "precision, threads, memory_budget");
   }
 }
@@ -410,6 +414,16 @@ ltx_status ltx_request_set_keyframe_interpolation(ltx_request* request, int on) 
                [&](const char* fn) { need(request, fn, "request").request.keyframe_interpolation = on != 0; });
 }
 
+ltx_status ltx_request_set_enhance_prompt(ltx_request* request, int on, const char* system_prompt,
+                                          int64_t max_new_tokens) {
+  return guard(__func__, [&](const char* fn) {
+    ltx::GenerateRequest& r = need(request, fn, "request").request;
+    r.enhance_prompt = on != 0;
+    r.enhance_system_prompt = system_prompt != nullptr ? system_prompt : "";
+    r.enhance_max_new_tokens = max_new_tokens;
+  });
+}
+
 void ltx_request_free(ltx_request* request) { delete request; }
 
 // ---- progress and cancellation ----
@@ -454,6 +468,26 @@ ltx_status ltx_generate(ltx_engine* engine, const ltx_request* request, ltx_prog
     *out = new ltx_result{std::move(result)};
   });
 }
+
+ltx_status ltx_enhance(ltx_engine* engine, const char* prompt, const char* image, uint64_t seed, int greedy,
+                       int64_t max_new_tokens, char** out) {
+  return guard(__func__, [&](const char* fn) {
+    need(out, fn, "out") = nullptr;
+    ltx::Engine& e = need(engine, fn, "engine").engine;
+    ltx::EnhanceRequest r;
+    r.seed = seed;
+    r.greedy = greedy != 0;
+    r.max_new_tokens = max_new_tokens;
+    r.image = image != nullptr ? image : "";
+    const std::string text = e.enhance(need(prompt, fn, "prompt"), r);
+    char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+    if (copy == nullptr) throw std::bad_alloc();
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+    *out = copy;
+  });
+}
+
+void ltx_string_free(char* text) { std::free(text); }
 
 size_t ltx_result_count(const ltx_result* result) { return result != nullptr ? result->result.videos.size() : 0; }
 

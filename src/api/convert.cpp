@@ -33,6 +33,7 @@ stages::ModelFiles to_stages(const EngineOptions& o) {
   f.dit = o.dit;
   f.dit_config = o.dit_config;
   f.text_encoder = o.text_encoder;
+  f.text_encoder_mmproj = o.text_encoder_mmproj;
   f.upsampler = o.upsampler;
   for (const LoraFile& l : o.loras) f.loras.push_back(to_stages(l));
   if (o.distilled_lora) f.distilled_lora = to_stages(*o.distilled_lora);

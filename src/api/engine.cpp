@@ -168,10 +168,15 @@ std::string Engine::enhance(const std::string& prompt, const EnhanceRequest& req
   o.max_new_tokens = request.max_new_tokens;
   o.system_prompt = request.system_prompt;
   stages::PromptEncoder& encoder = *impl.models->encoder;
+  gemma3::VisionTower* vision = nullptr;
+  if (!request.image.empty()) {
+    o.image = api::in_phase(ErrorCategory::InvalidRequest, [&] { return io::read_image(request.image); });
+    vision = api::in_phase(ErrorCategory::InvalidModel, [&] { return encoder.vision(); });
+  }
   api::in_phase(ErrorCategory::InvalidRequest,
-                [&] { stages::check_enhance_request(encoder.model(), encoder.tokenizer(), prompt, o); });
+                [&] { stages::check_enhance_request(encoder.model(), encoder.tokenizer(), prompt, o, vision); });
   try {
-    std::string out = stages::enhance_prompt(encoder.model(), encoder.tokenizer(), prompt, o).prompt;
+    std::string out = stages::enhance_prompt(encoder.model(), encoder.tokenizer(), prompt, o, {}, vision).prompt;
     encoder.release_activations();  // the prefill plan's arena, until the next call
     return out;
   } catch (...) {

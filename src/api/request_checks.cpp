@@ -10,6 +10,7 @@
 #include "pipeline/params.h"
 #include "stages/ic_lora_input.h"
 #include "stages/image_conditioning.h"
+#include "stages/prompt_enhancer.h"
 #include "stages/retake_input.h"
 
 namespace ltx::api {
@@ -222,6 +223,9 @@ std::vector<std::string> engine_problems(const GenerateRequest& r, const EngineO
   if (r.text_embeddings.empty() && !m.encoder)
     problems.push_back(
         "prompts need a text encoder, and the engine has none (EngineOptions::text_encoder): give text_embeddings");
+  if (r.enhance_prompt && !r.images.empty() && m.encoder && m.encoder->vision_file().empty())
+    problems.push_back("enhance_prompt shows Gemma the first image (the official enhance_i2v): " +
+                       stages::no_vision_tower_message(o.text_encoder));
   if (r.distilled && o.distilled_lora)
     problems.push_back(
         "distilled runs a distilled checkpoint on both stages; the engine's distilled_lora is for the base model's "

@@ -37,6 +37,7 @@ Json models_json(const GenerateResult& r) {
   return Json{{"checkpoint", file_json(m.checkpoint)},
               {"model_version", r.model_version},
               {"text_encoder", file_json(m.text_encoder)},
+              {"text_encoder_mmproj", file_json(m.text_encoder_mmproj)},
               {"text_embeddings", file_json(r.request.text_embeddings)},
               {"upsampler", file_json(m.upsampler)},
               {"dit", file_json(m.dit)},

@@ -126,12 +126,16 @@ std::vector<std::string> enhance_prompts(PromptEncoder& encoder, const GenerateR
   o.seed = r.seed;
   o.system_prompt = r.enhance_system_prompt;
   o.max_new_tokens = r.enhance_max_new_tokens;
+  // The pipelines pass the first conditioning image (images[0][0]) to generate_enhanced_prompt: enhance_i2v.
+  if (!r.images.empty()) o.image = io::read_image(r.images.front().path);
   std::vector<std::string> out;
   for (const std::string& p : r.prompts) {
     // Each new token is a step of the stage, so that a caller can follow it and cancel it.
     progress_add_steps(progress, o.max_new_tokens);
-    out.push_back(
-        enhance_prompt(encoder.model(), encoder.tokenizer(), p, o, [&](int64_t) { progress_step(progress); }).prompt);
+    out.push_back(enhance_prompt(
+                      encoder.model(), encoder.tokenizer(), p, o, [&](int64_t) { progress_step(progress); },
+                      o.image ? encoder.vision() : nullptr)
+                      .prompt);
     if (progress) progress->note("enhanced prompt: " + out.back());
   }
   return out;

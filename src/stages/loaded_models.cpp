@@ -131,6 +131,9 @@ std::vector<std::string> model_file_problems(const ModelFiles& f) {
                            " (a Hugging Face download of google/gemma-3-12b-it has config.json, tokenizer.json and "
                            "the model*.safetensors shards with their index)");
   need_file(f.upsampler, "upsampler");
+  need_file(f.text_encoder_mmproj, "text encoder mmproj");
+  if (!f.text_encoder_mmproj.empty() && f.text_encoder.empty())
+    problems.push_back("--mmproj is the vision tower of a text encoder: it needs --text-encoder");
   return problems;
 }
 
@@ -188,6 +191,7 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   if (!f.text_encoder.empty())
     m->encoder = PromptEncoder::load(f.text_encoder, std::move(tokenizer), m->checkpoint,
                                      m->models.config.at("transformer"), f.compute, prepared_cache_dir());
+  if (m->encoder && !f.text_encoder_mmproj.empty()) m->encoder->set_vision_file(f.text_encoder_mmproj);
   m->weight_bytes = phase_weights(*m, *dit_weights, dit_root);
   m->progress = nullptr;  // each call sets its own
   return m;

@@ -25,8 +25,9 @@ struct ModelFiles {
   std::string dit;           // the DiT from here instead: official file, Diffusers folder or GGUF (dit_checkpoint.h)
   std::string dit_config;    // configuration for a GGUF DiT that carries none (default: the checkpoint's)
   std::string text_encoder;  // Gemma 3: GGUF file or Hugging Face folder; empty: requests bring text contexts
-  std::string upsampler;     // x2 spatial upsampler file, for two-stage requests; empty: none
-  std::vector<ltxm::LoraSpec> loras;                      // every stage
+  std::string text_encoder_mmproj;    // a GGUF text encoder's vision tower (llama.cpp mmproj file); empty: none
+  std::string upsampler;              // x2 spatial upsampler file, for two-stage requests; empty: none
+  std::vector<ltxm::LoraSpec> loras;  // every stage
   std::optional<ltxm::LoraSpec> distilled_lora;           // the stage-2 refine
   std::optional<float> distilled_lora_stage1_strength;    // and stage 1 at this strength (the HQ pipeline)
   bool lora_allow_partial = false;                        // skip LoRA keys that name no DiT layer

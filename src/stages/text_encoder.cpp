@@ -1,6 +1,7 @@
 #include "stages/text_encoder.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 
 #include "core/error.h"
@@ -37,7 +38,15 @@ std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path
   std::unique_ptr<PromptEncoder> e(new PromptEncoder(tokenizer.get(), std::move(model)));
   e->max_length_ = max_length;
   e->load_conditioning(checkpoint, tc, compute);
+  if (std::filesystem::is_directory(gemma_path) && gemma3::VisionTower::folder_has_vision(gemma_path))
+    e->vision_file_ = gemma_path;
   return e;
+}
+
+gemma3::VisionTower* PromptEncoder::vision() {
+  if (!vision_ && !vision_file_.empty())
+    vision_ = std::make_unique<gemma3::VisionTower>(gemma3::VisionTower::load(vision_file_, compute_));
+  return vision_.get();
 }
 
 std::unique_ptr<PromptEncoder> PromptEncoder::from_model(gemma3::Model model,
@@ -51,6 +60,7 @@ std::unique_ptr<PromptEncoder> PromptEncoder::from_model(gemma3::Model model,
 
 void PromptEncoder::load_conditioning(const std::shared_ptr<const WeightSource>& checkpoint, const Json& tc,
                                       DType compute) {
+  compute_ = compute;
   const gemma3::Config& gc = model_.config();
   const WeightLoader fe_root(checkpoint, "text_embedding_projection.");
   features_ = ltxm::FeatureExtractor::load(fe_root, tc, gc.hidden_size, gc.n_hidden_states(), compute);

@@ -18,6 +18,7 @@
 #include "io/json.h"
 #include "models/gemma3/model.h"
 #include "models/gemma3/tokenizer.h"
+#include "models/gemma3/vision.h"
 #include "models/ltx/text/text_conditioning.h"
 #include "nn/weight_source.h"
 
@@ -79,6 +80,13 @@ class PromptEncoder {
   }
   const PlanCache& plans() const { return plans_; }  // the feature extractor + connectors plans
 
+  // Gemma's vision tower (prompt enhancement with an image): a Hugging Face folder's own, found at load, or an
+  // mmproj GGUF given for a GGUF text encoder (set_vision_file). Loaded on first use and kept; null when there is
+  // none.
+  gemma3::VisionTower* vision();
+  const std::string& vision_file() const { return vision_file_; }  // empty: none
+  void set_vision_file(const std::string& path) { vision_file_ = path; }
+
  private:
   PromptEncoder(std::optional<gemma3::Tokenizer> tokenizer, gemma3::Model model)
       : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
@@ -93,6 +101,9 @@ class PromptEncoder {
 
   std::optional<gemma3::Tokenizer> tokenizer_;
   gemma3::Model model_;
+  DType compute_ = DType::BF16;
+  std::string vision_file_;
+  std::unique_ptr<gemma3::VisionTower> vision_;
   ltxm::FeatureExtractor features_;
   std::unique_ptr<ltxm::EmbeddingsConnector> video_, audio_;
   int64_t max_length_ = 1024;

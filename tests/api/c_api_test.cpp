@@ -244,6 +244,31 @@ TEST_F(CApiDefaultModel, GeneratesTheRequestedVideoAndAudio) {
   ltx_result_free(result);
 }
 
+// ltx_enhance returns a string the caller frees; a greedy rewrite repeats; an unreadable image is refused naming it.
+// A request's enhance_prompt reaches the engine's checks (max_new_tokens in [1, 8192]).
+TEST_F(CApiDefaultModel, EnhanceReturnsTheRewrittenPrompt) {
+  char* a = nullptr;
+  char* b = nullptr;
+  ASSERT_EQ(ltx_enhance(engine_, "a red fox in fresh snow", nullptr, 10, 1, 8, &a), LTX_OK) << ltx_last_error();
+  ASSERT_EQ(ltx_enhance(engine_, "a red fox in fresh snow", "", 10, 1, 8, &b), LTX_OK) << ltx_last_error();
+  ASSERT_NE(a, nullptr);
+  EXPECT_STREQ(a, b);
+  EXPECT_GT(std::string(a).size(), 0u);
+  ltx_string_free(a);
+  ltx_string_free(b);
+  char* c = nullptr;
+  EXPECT_EQ(ltx_enhance(engine_, "a fox", "/nonexistent/frame.png", 10, 1, 8, &c), LTX_ERROR_INVALID_REQUEST);
+  EXPECT_TRUE(has(ltx_last_error(), "/nonexistent/frame.png")) << ltx_last_error();
+  EXPECT_EQ(c, nullptr);
+  EXPECT_EQ(ltx_enhance(engine_, nullptr, nullptr, 10, 1, 8, &c), LTX_ERROR_INVALID_REQUEST);
+
+  ASSERT_EQ(ltx_request_set_enhance_prompt(request_, 1, nullptr, 0), LTX_OK);
+  ltx_result* result = nullptr;
+  EXPECT_EQ(ltx_generate(engine_, request_, nullptr, nullptr, nullptr, &result), LTX_ERROR_INVALID_REQUEST);
+  EXPECT_TRUE(has(ltx_last_error(), "enhance_max_new_tokens")) << ltx_last_error();
+  EXPECT_EQ(result, nullptr);
+}
+
 TEST_F(CApiDefaultModel, OutOfRangeRequestIsInvalidRequestNamingTheField) {
   ltx_result* result = nullptr;
   // steps 0 is the model's default (ltx/request.hpp); a negative count is out of range.

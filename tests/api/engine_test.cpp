@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>
@@ -180,6 +181,47 @@ TEST_F(EngineDefaultModel, GeneratesTheDefaultRequest) {
   EXPECT_EQ(v.audio.size(), static_cast<size_t>(v.channels * v.audio_samples()));
   EXPECT_NEAR(static_cast<double>(v.audio_samples()) / v.sample_rate, v.frames / v.fps, 2.0 / v.fps);
   for (const float s : v.audio) ASSERT_TRUE(std::isfinite(s) && s >= -1.0f && s <= 1.0f) << s;
+}
+
+// Engine::enhance (the official --enhance-prompt, `ltx enhance`): a greedy rewrite repeats; bad requests are
+// InvalidRequest naming the field: max_new_tokens out of range, an unreadable image, an image for the text-only
+// 270M text encoder (which has no vision tower), and generate's enhance_prompt with an image likewise, before any
+// stage begins.
+TEST_F(EngineDefaultModel, EnhanceRewritesAndRefusesWhatItCannotSee) {
+  ltx::EnhanceRequest e;
+  e.greedy = true;
+  e.max_new_tokens = 8;
+  const std::string a = engine_->enhance("a red fox in fresh snow", e);
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(engine_->enhance("a red fox in fresh snow", e), a);
+  e.max_new_tokens = 0;
+  expect_error([&] { engine_->enhance("a fox", e); }, ltx::ErrorCategory::InvalidRequest, {"max_new_tokens", "0"});
+  e.max_new_tokens = 8;
+  e.image = "/nonexistent/frame.png";
+  expect_error([&] { engine_->enhance("a fox", e); }, ltx::ErrorCategory::InvalidRequest, {"/nonexistent/frame.png"});
+  const std::filesystem::path dir = ltx_api_test::temp_dir("enhance_image");
+  e.image = (dir / "frame.png").string();
+  {
+    // A 2x2 RGB PNG, stored uncompressed (zlib level 0).
+    const unsigned char png[] = {0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+                                 0x44, 0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00,
+                                 0x00, 0xfd, 0xd4, 0x9a, 0x73, 0x00, 0x00, 0x00, 0x19, 0x49, 0x44, 0x41, 0x54, 0x78,
+                                 0x01, 0x01, 0x0e, 0x00, 0xf1, 0xff, 0x00, 0xff, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00,
+                                 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xee, 0x05, 0xfb, 0xde, 0xdd, 0xec, 0x2b,
+                                 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+    std::ofstream f(e.image, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(png), sizeof png);
+  }
+  expect_error([&] { engine_->enhance("a fox", e); }, ltx::ErrorCategory::InvalidRequest,
+               {"no vision tower", "text_encoder_mmproj"});
+  ltx::GenerateRequest r = request(2);
+  r.enhance_prompt = true;
+  r.images = {ltx::ImageCondition{e.image}};
+  Heard heard;
+  expect_error([&] { engine_->generate(r, listen(heard, {})); }, ltx::ErrorCategory::InvalidRequest,
+               {"enhance_prompt", "no vision tower"});
+  EXPECT_TRUE(heard.begun.empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(EngineDefaultModel, OutOfRangeRequestsNameFieldValueAndRange) {

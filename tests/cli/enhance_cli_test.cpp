@@ -11,6 +11,8 @@
 #include <string>
 
 #include "cli_files.h"
+#include "gemma3/mmproj_file.h"
+#include "io/png_write.h"
 #include "run_ltx.h"
 #include "scoped_env.h"
 #include "stages/default_model.h"
@@ -86,6 +88,48 @@ TEST(EnhanceCli, GenerateRecordsBothPrompts) {
   EXPECT_NE(no_encoder.code, 0);
   EXPECT_NE(no_encoder.output.find("enhance_prompt"), std::string::npos) << no_encoder.output;
   EXPECT_FALSE(fs::exists(dir / "no.mp4"));
+  fs::remove_all(dir);
+}
+
+// An image is shown to Gemma through a vision tower: refused, before any model is read, for the text-only 270M GGUF
+// and an unreadable image; seen through an mmproj file (random weights of the 270M's width: the path, not the
+// prose), by `ltx enhance` and by `ltx generate --enhance-prompt` with an image.
+TEST(EnhanceCli, ImagesAreSeenThroughAVisionTower) {
+  if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
+  const fs::path dir = fresh_temp_dir("ltx_enhance_cli_", "image");
+  const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
+  const std::string image = (dir / "frame.png").string(), mmproj = (dir / "mmproj.gguf").string();
+  std::vector<uint8_t> rgb(48 * 64 * 3);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<uint8_t>(i * 13);
+  io::write_png(image, 48, 64, rgb);
+  gemma3::testing::write_mmproj(mmproj, {.image = 56, .text = 640}, gemma3::testing::seeded_values);
+
+  const std::pair<std::string, std::string> bad[] = {
+      {std::string(kEnhance) + "--image " + image, "no vision tower"},
+      {std::string(kEnhance) + "--image /nonexistent/frame.png --mmproj " + mmproj, "/nonexistent/frame.png"},
+      {std::string(kEnhance) + "--image " + image + " --mmproj /nonexistent/mmproj.gguf", "/nonexistent/mmproj.gguf"},
+  };
+  for (const auto& [args, message] : bad) {
+    const CliRun r = run_ltx(args);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  const CliRun seen = run_ltx(std::string(kEnhance) + "--greedy --image " + image + " --mmproj " + mmproj);
+  ASSERT_EQ(seen.code, 0) << seen.output;
+  EXPECT_NE(seen.output.find("image seen in"), std::string::npos) << seen.output;
+
+  const std::string generate =
+      "generate --prompt \"a red fox\" --enhance-prompt --enhance-max-new-tokens 8 --steps 2 "
+      "--image " +
+      image + " --output ";
+  const CliRun refused = run_ltx(generate + (dir / "no.mp4").string());
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.output.find("no vision tower"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(dir / "no.mp4"));
+  const CliRun made = run_ltx(generate + (dir / "fox.mp4").string() + " --json --mmproj " + mmproj);
+  ASSERT_EQ(made.code, 0) << made.output;
+  EXPECT_NE(made.output.find("enhanced prompt:"), std::string::npos) << made.output;
+  EXPECT_NE(read_all(dir / "fox.json").find("\"text_encoder_mmproj\""), std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -249,6 +249,17 @@ def test_request_options_reach_the_engine(engine, options, words):
         assert word in str(e.value), (word, str(e.value))
 
 
+def test_enhance_rewrites_and_refuses_an_image_without_a_vision_tower(engine, tmp_path):
+    a = engine.enhance("a red fox in fresh snow", greedy=True, max_new_tokens=8)
+    assert a and a == engine.enhance("a red fox in fresh snow", greedy=True, max_new_tokens=8)
+    with pytest.raises(ltx.InvalidRequest) as e:
+        engine.enhance("a fox", image=ABSENT_PNG)
+    assert ABSENT_PNG in str(e.value)
+    with pytest.raises(ltx.InvalidRequest) as e:  # the default's 270M text encoder has no vision tower
+        engine.generate(PROMPT, **TINY, images=[ABSENT_PNG], enhance_prompt=True)
+    assert "enhance_prompt" in str(e.value), str(e.value)
+
+
 def test_progress_reports_the_denoise_steps(engine):
     heard = []
     tiny(engine, progress=heard.append)

@@ -8,7 +8,8 @@
 namespace ltx::cli {
 
 const char* const kModelOptionsUsage =
-    "[--checkpoint FILE] [--text-encoder PATH] [--dit FILE|DIR [--dit-config FILE]] [--upsampler FILE]\n"
+    "[--checkpoint FILE] [--text-encoder PATH [--mmproj FILE]] [--dit FILE|DIR [--dit-config FILE]] [--upsampler "
+    "FILE]\n"
     "[--lora FILE[:STRENGTH]]... [--lora-allow-partial] [--distilled-lora FILE[:STRENGTH]]\n"
     "[--distilled-lora-stage1 STRENGTH (stage 1 too, as the HQ pipeline: 0.25)]\n"
     "[--precision validation|production] [--memory-budget SIZE (default: MemAvailable)]\n"
@@ -16,8 +17,8 @@ const char* const kModelOptionsUsage =
 
 bool is_model_option_with_value(const std::string& option) {
   static const std::set<std::string> options = {
-      "--checkpoint",   "--dit",       "--dit-config",    "--lora",      "--distilled-lora",
-      "--text-encoder", "--upsampler", "--memory-budget", "--precision", "--distilled-lora-stage1"};
+      "--checkpoint", "--dit",       "--dit-config",    "--lora",      "--distilled-lora",       "--text-encoder",
+      "--mmproj",     "--upsampler", "--memory-budget", "--precision", "--distilled-lora-stage1"};
   return options.count(option) != 0;
 }
 
@@ -38,6 +39,8 @@ void take_model_option(std::string_view command, EngineOptions& e, const std::st
     e.distilled_lora_stage1_strength = static_cast<float>(finite_number(command, a, v));
   } else if (a == "--text-encoder")
     e.text_encoder = v;
+  else if (a == "--mmproj")
+    e.text_encoder_mmproj = v;
   else if (a == "--upsampler")
     e.upsampler = v;
   else if (a == "--memory-budget")
