@@ -1,4 +1,5 @@
-// opt::try_attention (attention_opt_avx512.cpp) against the reference kernel (attention_ref.cpp): odd sequence
+// opt::try_attention (attention_opt_avx512.cpp, and attention_decode_avx512.cpp for a few f32 queries) against the
+// reference kernel (attention_ref.cpp): odd sequence
 // lengths that are multiples of no block (queries 48, keys 64, tiles 8), head dims 8/64/128 and odd ones,
 // GQA, causal, masks of every broadcast shape (fully masked rows included), NaN rows, strided inputs, f32 and bf16.
 //
@@ -134,6 +135,44 @@ TEST_F(AttentionOpt, MatchesReferenceBF16) {
     for (int i = 0; i < 3; ++i) strided[static_cast<size_t>(i)] = heads_view(in[static_cast<size_t>(i)]);
     expect_opt_matches_ref(c, strided, "[B, T, H, D] viewed as heads");
   }
+}
+
+// A generation step's shapes, which the decode kernel takes (attention_decode_avx512.cpp: at most 4 f32 queries per
+// head, the heads sharing a key/value head together, keys in chunks of 128 merged in order): one query against a KV
+// cache with GQA 4:1 (Gemma 3 270M's), several chunks, causal with fewer queries than keys, odd head dims, masks of
+// each kind and fully masked rows. bf16 inputs and transposed layouts fall to the flash kernel, checked above.
+TEST_F(AttentionOpt, FewQueriesMatchReferenceF32) {
+  const Case cases[] = {
+      // b  hq hkv tq   tk    d   dv  causal mask               scale
+      {1, 4, 1, 1, 385, 256, 256, false, MaskKind::Key, 0.0625f},
+      {1, 4, 1, 1, 300, 256, 256, false, MaskKind::Full, 0.0f},
+      {2, 2, 1, 3, 130, 64, 64, true, MaskKind::None, 0.0f},
+      {1, 2, 2, 4, 129, 17, 33, false, MaskKind::TwoD, 0.0f},
+      {1, 2, 2, 4, 257, 64, 80, false, MaskKind::MaskedRows, 0.0f},
+      {1, 8, 2, 2, 1000, 128, 128, false, MaskKind::Key, 0.0f},
+      {1, 1, 1, 1, 1, 8, 8, false, MaskKind::None, 0.0f},
+  };
+  uint32_t seed = 900;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "hq " << c.hq << " tq " << c.tq << " tk " << c.tk << " d " << c.d);
+    const std::vector<Tensor> in = make_inputs(c, DType::F32, seed += 10);
+    expect_opt_matches_ref(c, in, "contiguous");
+    std::vector<Tensor> heads = in;
+    for (int i = 0; i < 3; ++i) heads[static_cast<size_t>(i)] = heads_view(in[static_cast<size_t>(i)]);
+    expect_opt_matches_ref(c, heads, "[B, T, H, D] viewed as heads");
+  }
+  // A NaN score poisons its row only, in whichever chunk it falls.
+  const Case c{1, 2, 1, 1, 300, 16, 16, false, MaskKind::Full, 0.0f};
+  std::vector<Tensor> in = make_inputs(c, DType::F32, 3);
+  std::vector<float> m = in[3].to_floats();
+  m[300 + 200] = std::numeric_limits<float>::quiet_NaN();  // head 1, key 200 (the second chunk)
+  in[3] = Tensor::from_floats(DType::F32, in[3].shape(), m);
+  const AttentionAttrs attrs{};
+  Tensor out = output_for(OpKind::Attention, attrs, in);
+  ASSERT_TRUE(cpu::opt::try_attention(attrs, in, out));
+  const auto a = out.to_floats();
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t d = 0; d < 16; ++d) EXPECT_EQ(std::isnan(a[static_cast<size_t>(h * 16 + d)]), h == 1);
 }
 
 // A NaN in the mask makes exactly its query row NaN, as in the reference; other rows are untouched.
