@@ -1,5 +1,5 @@
 // `ltx bench --dit-slice DIR ...`, `ltx bench --vae-decode DIR ...`, `ltx bench --matmul ...`, `ltx bench
-// --generation GGUF ...` and `ltx bench --int8-error DIT ...`: our side of the
+// --generation GGUF ...`, `ltx bench --int8-error DIT ...` and `ltx bench --vision PATH ...`: our side of the
 // model benchmarks, run through the models as generate runs them, and the transformer's Linear shapes per weight
 // type. The kernel table (ours beside oneDNN) is bench/kernels (bench_kernels).
 #include <cstdio>
@@ -23,6 +23,8 @@ constexpr const char* kUsage =
     "  --generation: Gemma 3 prompt processing and greedy generation speed in tokens/s (bench/generation.sh)\n"
     "       ltx bench --int8-error DIT [--video-tokens F,H,W] [--audio-tokens N] [--context-tokens N]\n"
     "  --int8-error: one transformer call with and without --int8-activations, per-block relative L2\n"
+    "       ltx bench --vision FOLDER|MMPROJ [--reps N] [--precision P]\n"
+    "  --vision: Gemma 3's vision tower and projector, seconds per image (bench/vision.sh)\n"
     "The kernel table (ours beside oneDNN) is build/bench/bench_kernels [--quick].";
 
 }  // namespace
@@ -34,6 +36,7 @@ int bench(Args args) {
   if (mode == "--matmul") return bench_matmul(args.subspan(1));
   if (mode == "--generation") return bench_generation(args.subspan(1));
   if (mode == "--int8-error") return bench_int8_error(args.subspan(1));
+  if (mode == "--vision") return bench_vision(args.subspan(1));
   if (mode == "--help" || mode == "-h") {
     std::printf("%s\n", kUsage);
     return 0;

@@ -38,6 +38,8 @@ int bench_matmul(Args args);
 int bench_generation(Args args);
 // bench_int8_error.cpp: `ltx bench --int8-error`, reached through bench().
 int bench_int8_error(Args args);
+// bench_vision.cpp: `ltx bench --vision`, reached through bench().
+int bench_vision(Args args);
 // bench_vae_decode.cpp: `ltx bench --vae-decode`, reached through bench().
 int bench_vae_decode(Args args);
 

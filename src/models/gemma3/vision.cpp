@@ -178,10 +178,11 @@ VisionOutput VisionTower::run(const Tensor& pixel_values) {
   LTX_CHECK(pixel_values.shape() == Shape({1, 3, s, s}), "gemma3", "the vision tower reads pixels [1, 3, ", s, ", ", s,
             "], got ", pixel_values.describe());
   Graph graph;
-  // Production precision: a matmul against bf16 weights reads bf16 activations and returns to the f32 stream.
-  const auto linear = [](const nn::Linear& l, Value x) {
+  // Production precision: a matmul against bf16 weights reads bf16 activations and returns to the f32 stream, except
+  // q, k and v, which attention reads in bf16 as the reference's bf16 SDPA does (f32 softmax and sums).
+  const auto linear = [](const nn::Linear& l, Value x, bool keep_bf16 = false) {
     const Value y = l(nn::to_matmul_input(x, l));
-    return y.dtype() == DType::F32 ? y : ops::cast(y, DType::F32);
+    return y.dtype() == DType::F32 || keep_bf16 ? y : ops::cast(y, DType::F32);
   };
   const Value pixels = graph.input("pixel_values", DType::F32, {1, 3, s, s});
   // SiglipVisionEmbeddings: the stride-P convolution as one matmul over each patch's (channel, row, column)
@@ -194,9 +195,9 @@ VisionOutput VisionTower::run(const Tensor& pixel_values) {
   for (const VisionLayerWeights& lw : weights_.layers) {
     // SiglipEncoderLayer: pre-LN attention (full, unmasked) and pre-LN MLP, each added to the stream.
     const Value a = lw.layer_norm1(h);
-    const Value q = nn::split_heads(linear(lw.q_proj, a), c.n_heads);
-    const Value k = nn::split_heads(linear(lw.k_proj, a), c.n_heads);
-    const Value v = nn::split_heads(linear(lw.v_proj, a), c.n_heads);
+    const Value q = nn::split_heads(linear(lw.q_proj, a, true), c.n_heads);
+    const Value k = nn::split_heads(linear(lw.k_proj, a, true), c.n_heads);
+    const Value v = nn::split_heads(linear(lw.v_proj, a, true), c.n_heads);
     h = ops::add(h, linear(lw.out_proj, nn::merge_heads(ops::attention(q, k, v, std::nullopt, scale))));
     const Value m = linear(lw.fc2, ops::gelu_tanh(linear(lw.fc1, lw.layer_norm2(h))));
     h = ops::add(h, m);
