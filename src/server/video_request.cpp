@@ -158,10 +158,24 @@ EncodedImage parse_image(const Json& v, const std::string& param, int64_t frames
 }  // namespace
 
 const std::vector<std::string>& video_request_fields() {
-  static const std::vector<std::string> fields = {
-      "model",          "prompt",         "negative_prompt", "size", "frames",    "seconds", "fps",
-      "seed",           "steps",          "batch",           "mode", "distilled", "sampler", "keyframe_interpolation",
-      "video_guidance", "audio_guidance", "images"};
+  static const std::vector<std::string> fields = {"model",
+                                                  "prompt",
+                                                  "negative_prompt",
+                                                  "size",
+                                                  "frames",
+                                                  "seconds",
+                                                  "fps",
+                                                  "seed",
+                                                  "steps",
+                                                  "batch",
+                                                  "mode",
+                                                  "distilled",
+                                                  "sampler",
+                                                  "keyframe_interpolation",
+                                                  "video_guidance",
+                                                  "audio_guidance",
+                                                  "images",
+                                                  "enhance_prompt"};
   return fields;
 }
 
@@ -290,6 +304,10 @@ VideoRequest parse_video_request(const Json& body, const RequestLimits& limits, 
   if (r.keyframe_interpolation && out.images.empty())
     invalid("keyframe_interpolation", "keyframe_interpolation needs images (at least one)");
   rec["keyframe_interpolation"] = r.keyframe_interpolation;
+  // The prompt rewritten by the text encoder first (Gemma sees the first image when there are images); the engine's
+  // checks refuse it without a text encoder, or with images and no vision tower.
+  if (body.contains("enhance_prompt")) r.enhance_prompt = boolean(body["enhance_prompt"], "enhance_prompt");
+  rec["enhance_prompt"] = r.enhance_prompt;
   return out;
 }
 

@@ -212,6 +212,10 @@ def test_image_conditioning_from_base64(server):
      ["images[0]"]),
     ({**SMALL, "images": [{"frame": 0}]}, 400, "images[0].data", ["required"]),
     ({**SMALL, "images": [{"data": "", "frame": 9}]}, 400, None, []),
+    ({**SMALL, "enhance_prompt": "yes"}, 400, "enhance_prompt", ["boolean"]),
+    # The default model's text encoder (the 270M GGUF) has no vision tower to show the image to.
+    ({**SMALL, "enhance_prompt": True, "images": [{"data": base64.b64encode(tiny_png()).decode()}]}, 400, None,
+     ["enhance_prompt", "no vision tower"]),
     ([SMALL], 400, None, ["JSON object"]),
 ])
 def test_bad_requests_are_refused_with_the_field(server, body, status, param, says):
