@@ -71,6 +71,18 @@ inline Json parse_json(std::string_view text, const std::string& origin) {
   return parsed;
 }
 
+// Runs `read` (a configuration's fields read from parsed JSON) with nlohmann's type errors (an array where an object
+// belongs, a string where a number does, a number out of its field's range) turned into ltx::Error(component,
+// "<what>: <message>"): a malformed file is a clear refusal, not an internal error.
+template <typename Read>
+auto read_json_fields(std::string_view component, std::string_view what, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const Json::exception& e) {
+    fail(std::string(component), std::string(what) + ": malformed configuration: " + e.what());
+  }
+}
+
 // The JSON file at `path`; `component` heads the error when it cannot be read.
 inline Json read_json_file(const std::string& path, std::string_view component) {
   std::ifstream in(path);

@@ -28,54 +28,56 @@ double linear_factor(const Json& scaling, const char* where) {
 }  // namespace
 
 Config Config::from_hf_json(const Json& root) {
-  const Json& j = root.contains("text_config") ? root.at("text_config") : root;
-  Config c;
-  c.vocab_size = j.value("vocab_size", c.vocab_size);
-  c.hidden_size = j.value("hidden_size", c.hidden_size);
-  c.intermediate_size = j.value("intermediate_size", c.intermediate_size);
-  c.n_layers = j.value("num_hidden_layers", c.n_layers);
-  c.n_heads = j.value("num_attention_heads", c.n_heads);
-  c.n_kv_heads = j.value("num_key_value_heads", c.n_kv_heads);
-  c.head_dim = j.value("head_dim", c.head_dim);
-  c.query_pre_attn_scalar = j.value("query_pre_attn_scalar", c.query_pre_attn_scalar);
-  c.rms_norm_eps = j.value("rms_norm_eps", c.rms_norm_eps);
-  if (j.contains("sliding_window") && !j.at("sliding_window").is_null()) c.sliding_window = j.at("sliding_window");
-  c.context_length = j.value("max_position_embeddings", c.context_length);
-  LTX_CHECK(!j.value("use_bidirectional_attention", false), "gemma3",
-            "config: use_bidirectional_attention is not supported");
-  for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
-    LTX_CHECK(!j.contains(key) || j.at(key).is_null(), "gemma3", "config: ", key, " is not supported");
-  // transformers <= 4.5x: rope_theta, rope_local_base_freq, rope_scaling; v5: rope_parameters per layer type.
-  if (j.contains("rope_parameters") && j.at("rope_parameters").is_object()) {
-    const Json& rp = j.at("rope_parameters");
-    if (rp.contains("full_attention")) {
-      c.rope_theta = rp.at("full_attention").value("rope_theta", c.rope_theta);
-      c.rope_linear_factor = linear_factor(rp.at("full_attention"), "full_attention");
+  return read_json_fields("gemma3", "config.json", [&] {
+    const Json& j = root.contains("text_config") ? root.at("text_config") : root;
+    Config c;
+    c.vocab_size = j.value("vocab_size", c.vocab_size);
+    c.hidden_size = j.value("hidden_size", c.hidden_size);
+    c.intermediate_size = j.value("intermediate_size", c.intermediate_size);
+    c.n_layers = j.value("num_hidden_layers", c.n_layers);
+    c.n_heads = j.value("num_attention_heads", c.n_heads);
+    c.n_kv_heads = j.value("num_key_value_heads", c.n_kv_heads);
+    c.head_dim = j.value("head_dim", c.head_dim);
+    c.query_pre_attn_scalar = j.value("query_pre_attn_scalar", c.query_pre_attn_scalar);
+    c.rms_norm_eps = j.value("rms_norm_eps", c.rms_norm_eps);
+    if (j.contains("sliding_window") && !j.at("sliding_window").is_null()) c.sliding_window = j.at("sliding_window");
+    c.context_length = j.value("max_position_embeddings", c.context_length);
+    LTX_CHECK(!j.value("use_bidirectional_attention", false), "gemma3",
+              "config: use_bidirectional_attention is not supported");
+    for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
+      LTX_CHECK(!j.contains(key) || j.at(key).is_null(), "gemma3", "config: ", key, " is not supported");
+    // transformers <= 4.5x: rope_theta, rope_local_base_freq, rope_scaling; v5: rope_parameters per layer type.
+    if (j.contains("rope_parameters") && j.at("rope_parameters").is_object()) {
+      const Json& rp = j.at("rope_parameters");
+      if (rp.contains("full_attention")) {
+        c.rope_theta = rp.at("full_attention").value("rope_theta", c.rope_theta);
+        c.rope_linear_factor = linear_factor(rp.at("full_attention"), "full_attention");
+      }
+      if (rp.contains("sliding_attention")) {
+        c.rope_local_base_freq = rp.at("sliding_attention").value("rope_theta", c.rope_local_base_freq);
+        LTX_CHECK(linear_factor(rp.at("sliding_attention"), "sliding_attention") == 1.0, "gemma3",
+                  "config: scaled RoPE on sliding layers is not supported");
+      }
+    } else {
+      c.rope_theta = j.value("rope_theta", c.rope_theta);
+      c.rope_local_base_freq = j.value("rope_local_base_freq", c.rope_local_base_freq);
+      if (j.contains("rope_scaling")) c.rope_linear_factor = linear_factor(j.at("rope_scaling"), "rope_scaling");
     }
-    if (rp.contains("sliding_attention")) {
-      c.rope_local_base_freq = rp.at("sliding_attention").value("rope_theta", c.rope_local_base_freq);
-      LTX_CHECK(linear_factor(rp.at("sliding_attention"), "sliding_attention") == 1.0, "gemma3",
-                "config: scaled RoPE on sliding layers is not supported");
+    if (j.contains("layer_types") && !j.at("layer_types").is_null()) {
+      for (const auto& t : j.at("layer_types")) {
+        const std::string s = t.get<std::string>();
+        LTX_CHECK(s == "sliding_attention" || s == "full_attention", "gemma3", "config: unknown layer type '", s, "'");
+        c.layer_types.push_back(s == "full_attention" ? LayerType::Full : LayerType::Sliding);
+      }
+      LTX_CHECK(static_cast<int64_t>(c.layer_types.size()) == c.n_layers, "gemma3", "config: ", c.layer_types.size(),
+                " layer_types for ", c.n_layers, " layers");
+    } else {
+      c.layer_types = pattern_layer_types(c.n_layers, j.value("sliding_window_pattern", int64_t{6}));
     }
-  } else {
-    c.rope_theta = j.value("rope_theta", c.rope_theta);
-    c.rope_local_base_freq = j.value("rope_local_base_freq", c.rope_local_base_freq);
-    if (j.contains("rope_scaling")) c.rope_linear_factor = linear_factor(j.at("rope_scaling"), "rope_scaling");
-  }
-  if (j.contains("layer_types") && !j.at("layer_types").is_null()) {
-    for (const auto& t : j.at("layer_types")) {
-      const std::string s = t.get<std::string>();
-      LTX_CHECK(s == "sliding_attention" || s == "full_attention", "gemma3", "config: unknown layer type '", s, "'");
-      c.layer_types.push_back(s == "full_attention" ? LayerType::Full : LayerType::Sliding);
-    }
-    LTX_CHECK(static_cast<int64_t>(c.layer_types.size()) == c.n_layers, "gemma3", "config: ", c.layer_types.size(),
-              " layer_types for ", c.n_layers, " layers");
-  } else {
-    c.layer_types = pattern_layer_types(c.n_layers, j.value("sliding_window_pattern", int64_t{6}));
-  }
-  LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ", c.n_kv_heads,
-            " kv heads");
-  return c;
+    LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ", c.n_kv_heads,
+              " kv heads");
+    return c;
+  });
 }
 
 Config Config::from_hf_file(const std::string& path) { return from_hf_json(read_json_file(path, "gemma3")); }

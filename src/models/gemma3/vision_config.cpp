@@ -30,28 +30,30 @@ int64_t VisionConfig::tokens_per_side() const {
 }
 
 std::optional<VisionConfig> VisionConfig::from_hf_json(const Json& root) {
-  if (!root.contains("vision_config") || root.at("vision_config").is_null()) return std::nullopt;
-  const Json& v = root.at("vision_config");
-  VisionConfig c;
-  c.hidden_size = v.value("hidden_size", c.hidden_size);
-  c.intermediate_size = v.value("intermediate_size", c.intermediate_size);
-  c.n_layers = v.value("num_hidden_layers", c.n_layers);
-  c.n_heads = v.value("num_attention_heads", c.n_heads);
-  c.image_size = v.value("image_size", c.image_size);
-  c.patch_size = v.value("patch_size", c.patch_size);
-  c.layer_norm_eps = v.value("layer_norm_eps", c.layer_norm_eps);
-  LTX_CHECK(v.value("num_channels", int64_t{3}) == 3, "gemma3", "config: the vision tower reads 3 channels");
-  LTX_CHECK(v.value("hidden_act", std::string("gelu_pytorch_tanh")) == "gelu_pytorch_tanh", "gemma3",
-            "config: vision hidden_act '", v.value("hidden_act", std::string()), "' is not supported");
-  LTX_CHECK(!v.value("vision_use_head", false), "gemma3", "config: vision_use_head is not supported");
-  c.mm_tokens_per_image = root.value("mm_tokens_per_image", c.mm_tokens_per_image);
-  if (root.contains("text_config"))
-    c.text_hidden_size = root.at("text_config").value("hidden_size", c.text_hidden_size);
-  c.boi_token = root.value("boi_token_index", c.boi_token);
-  c.eoi_token = root.value("eoi_token_index", c.eoi_token);
-  c.image_token = root.value("image_token_index", root.value("image_token_id", c.image_token));
-  check(c, "config.json");
-  return c;
+  return read_json_fields("gemma3", "config.json", [&]() -> std::optional<VisionConfig> {
+    if (!root.contains("vision_config") || root.at("vision_config").is_null()) return std::nullopt;
+    const Json& v = root.at("vision_config");
+    VisionConfig c;
+    c.hidden_size = v.value("hidden_size", c.hidden_size);
+    c.intermediate_size = v.value("intermediate_size", c.intermediate_size);
+    c.n_layers = v.value("num_hidden_layers", c.n_layers);
+    c.n_heads = v.value("num_attention_heads", c.n_heads);
+    c.image_size = v.value("image_size", c.image_size);
+    c.patch_size = v.value("patch_size", c.patch_size);
+    c.layer_norm_eps = v.value("layer_norm_eps", c.layer_norm_eps);
+    LTX_CHECK(v.value("num_channels", int64_t{3}) == 3, "gemma3", "config: the vision tower reads 3 channels");
+    LTX_CHECK(v.value("hidden_act", std::string("gelu_pytorch_tanh")) == "gelu_pytorch_tanh", "gemma3",
+              "config: vision hidden_act '", v.value("hidden_act", std::string()), "' is not supported");
+    LTX_CHECK(!v.value("vision_use_head", false), "gemma3", "config: vision_use_head is not supported");
+    c.mm_tokens_per_image = root.value("mm_tokens_per_image", c.mm_tokens_per_image);
+    if (root.contains("text_config"))
+      c.text_hidden_size = root.at("text_config").value("hidden_size", c.text_hidden_size);
+    c.boi_token = root.value("boi_token_index", c.boi_token);
+    c.eoi_token = root.value("eoi_token_index", c.eoi_token);
+    c.image_token = root.value("image_token_index", root.value("image_token_id", c.image_token));
+    check(c, "config.json");
+    return c;
+  });
 }
 
 std::optional<VisionConfig> VisionConfig::from_hf_file(const std::string& path) {

@@ -59,43 +59,45 @@ Value stats_view(Graph& g, const std::string& name, const Tensor& s, Value x) {
 }  // namespace
 
 AudioVaeConfig AudioVaeConfig::from_metadata(const Json& config) {
-  // model_configurator.py Audio{Encoder,Decoder}Configurator: defaults where keys are absent.
-  const Json av = config.value("audio_vae", Json::object());
-  const Json params = av.value("model", Json::object()).value("params", Json::object());
-  const Json dd = params.value("ddconfig", Json::object());
-  const Json pre = av.value("preprocessing", Json::object());
-  const Json stft = pre.value("stft", Json::object());
-  const Json mel = pre.value("mel", Json::object());
-  AudioVaeConfig c;
-  c.ch = dd.value("ch", 128);
-  c.ch_mult = dd.value("ch_mult", std::vector<int64_t>{1, 2, 4});
-  c.num_res_blocks = dd.value("num_res_blocks", 2);
-  c.in_channels = dd.value("in_channels", 2);
-  c.out_ch = dd.value("out_ch", 2);
-  c.z_channels = dd.value("z_channels", 8);
-  c.double_z = dd.value("double_z", true);
-  c.sample_rate = params.value("sampling_rate", 16000);
-  c.hop_length = stft.value("hop_length", 160);
-  c.n_fft = stft.value("filter_length", 1024);
-  if (dd.contains("mel_bins") && !dd.at("mel_bins").is_null()) {
-    c.mel_bins = dd.at("mel_bins").get<int64_t>();
-  } else if (mel.contains("n_mel_channels")) {
-    c.mel_bins = mel.at("n_mel_channels").get<int64_t>();
-  } else {
-    c.mel_bins = av.value("variables", Json::object()).value("mel_bins", int64_t{64});
-  }
-  LTX_CHECK(dd.value("norm_type", std::string("pixel")) == "pixel", "audio_vae", "only norm_type pixel is supported");
-  LTX_CHECK(dd.value("causality_axis", std::string("height")) == "height", "audio_vae",
-            "only causality_axis height is supported");
-  LTX_CHECK(!dd.value("mid_block_add_attention", true), "audio_vae", "mid-block attention is not supported");
-  // Attention is added at resolutions listed in attn_resolutions (downsample.py / upsample.py); none of the
-  // published configs list any that occur.
-  const int64_t resolution = dd.value("resolution", 256);
-  const std::vector<int64_t> attn = dd.value("attn_resolutions", std::vector<int64_t>{8, 16, 32});
-  for (size_t level = 0; level < c.ch_mult.size(); ++level)
-    for (int64_t r : attn)
-      LTX_CHECK(r != (resolution >> level), "audio_vae", "attention at resolution ", r, " is not supported");
-  return c;
+  return read_json_fields("audio_vae", "the checkpoint config", [&] {
+    // model_configurator.py Audio{Encoder,Decoder}Configurator: defaults where keys are absent.
+    const Json av = config.value("audio_vae", Json::object());
+    const Json params = av.value("model", Json::object()).value("params", Json::object());
+    const Json dd = params.value("ddconfig", Json::object());
+    const Json pre = av.value("preprocessing", Json::object());
+    const Json stft = pre.value("stft", Json::object());
+    const Json mel = pre.value("mel", Json::object());
+    AudioVaeConfig c;
+    c.ch = dd.value("ch", 128);
+    c.ch_mult = dd.value("ch_mult", std::vector<int64_t>{1, 2, 4});
+    c.num_res_blocks = dd.value("num_res_blocks", 2);
+    c.in_channels = dd.value("in_channels", 2);
+    c.out_ch = dd.value("out_ch", 2);
+    c.z_channels = dd.value("z_channels", 8);
+    c.double_z = dd.value("double_z", true);
+    c.sample_rate = params.value("sampling_rate", 16000);
+    c.hop_length = stft.value("hop_length", 160);
+    c.n_fft = stft.value("filter_length", 1024);
+    if (dd.contains("mel_bins") && !dd.at("mel_bins").is_null()) {
+      c.mel_bins = dd.at("mel_bins").get<int64_t>();
+    } else if (mel.contains("n_mel_channels")) {
+      c.mel_bins = mel.at("n_mel_channels").get<int64_t>();
+    } else {
+      c.mel_bins = av.value("variables", Json::object()).value("mel_bins", int64_t{64});
+    }
+    LTX_CHECK(dd.value("norm_type", std::string("pixel")) == "pixel", "audio_vae", "only norm_type pixel is supported");
+    LTX_CHECK(dd.value("causality_axis", std::string("height")) == "height", "audio_vae",
+              "only causality_axis height is supported");
+    LTX_CHECK(!dd.value("mid_block_add_attention", true), "audio_vae", "mid-block attention is not supported");
+    // Attention is added at resolutions listed in attn_resolutions (downsample.py / upsample.py); none of the
+    // published configs list any that occur.
+    const int64_t resolution = dd.value("resolution", 256);
+    const std::vector<int64_t> attn = dd.value("attn_resolutions", std::vector<int64_t>{8, 16, 32});
+    for (size_t level = 0; level < c.ch_mult.size(); ++level)
+      for (int64_t r : attn)
+        LTX_CHECK(r != (resolution >> level), "audio_vae", "attention at resolution ", r, " is not supported");
+    return c;
+  });
 }
 
 AudioEncoder AudioEncoder::load(const WeightLoader& root, const AudioVaeConfig& config, DType compute) {

@@ -108,22 +108,24 @@ FeatureExtractor::Out FeatureExtractor::stacked(Value e, Value mask, Taps& taps)
 }
 
 ConnectorConfig ConnectorConfig::from_metadata(const nlohmann::json& tc, bool audio) {
-  ConnectorConfig c;
-  const auto get = [&](const char* audio_key, const char* key, int64_t fallback) {
-    if (audio && tc.contains(audio_key)) return tc.at(audio_key).get<int64_t>();
-    return tc.value(key, fallback);
-  };
-  c.n_heads = get("audio_connector_num_attention_heads", "connector_num_attention_heads", 30);
-  c.head_dim = get("audio_connector_attention_head_dim", "connector_attention_head_dim", 128);
-  c.n_layers = get("audio_connector_num_layers", "connector_num_layers", 2);
-  if (tc.contains("connector_positional_embedding_max_pos"))
-    c.max_pos = doubles(tc.at("connector_positional_embedding_max_pos"));
-  const std::string rope = tc.value("rope_type", std::string("interleaved"));
-  LTX_CHECK(rope == "split" || rope == "interleaved", "ltx.text", "unknown rope_type '", rope, "'");
-  c.rope_mode = rope == "split" ? RopeMode::SplitHalf : RopeMode::Interleaved;
-  c.float64_grid = tc.contains("frequencies_precision") && tc.at("frequencies_precision") == "float64";
-  c.gated = tc.value("connector_apply_gated_attention", false);
-  return c;
+  return read_json_fields("connector", "the checkpoint's transformer config", [&] {
+    ConnectorConfig c;
+    const auto get = [&](const char* audio_key, const char* key, int64_t fallback) {
+      if (audio && tc.contains(audio_key)) return tc.at(audio_key).get<int64_t>();
+      return tc.value(key, fallback);
+    };
+    c.n_heads = get("audio_connector_num_attention_heads", "connector_num_attention_heads", 30);
+    c.head_dim = get("audio_connector_attention_head_dim", "connector_attention_head_dim", 128);
+    c.n_layers = get("audio_connector_num_layers", "connector_num_layers", 2);
+    if (tc.contains("connector_positional_embedding_max_pos"))
+      c.max_pos = doubles(tc.at("connector_positional_embedding_max_pos"));
+    const std::string rope = tc.value("rope_type", std::string("interleaved"));
+    LTX_CHECK(rope == "split" || rope == "interleaved", "ltx.text", "unknown rope_type '", rope, "'");
+    c.rope_mode = rope == "split" ? RopeMode::SplitHalf : RopeMode::Interleaved;
+    c.float64_grid = tc.contains("frequencies_precision") && tc.at("frequencies_precision") == "float64";
+    c.gated = tc.value("connector_apply_gated_attention", false);
+    return c;
+  });
 }
 
 EmbeddingsConnector EmbeddingsConnector::load(const WeightLoader& loader, const ConnectorConfig& config,

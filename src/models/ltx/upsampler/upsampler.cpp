@@ -67,40 +67,42 @@ Tensor binomial_kernel(int64_t channels) {
 }  // namespace
 
 UpsamplerConfig UpsamplerConfig::from_metadata(const Json& config) {
-  // model_configurator.py LatentUpsamplerConfigurator: absent keys take these defaults.
-  UpsamplerConfig c;
-  c.in_channels = config.value("in_channels", 128);
-  c.mid_channels = config.value("mid_channels", 512);
-  c.num_blocks_per_stage = config.value("num_blocks_per_stage", 4);
-  LTX_CHECK(config.value("dims", 3) == 3, "upsampler", "only dims 3 is supported");
-  const bool spatial = config.value("spatial_upsample", true);
-  const bool temporal = config.value("temporal_upsample", false);
-  const double scale = config.value("spatial_scale", 2.0);
-  const bool rational = config.value("rational_resampler", false);
-  LTX_CHECK(spatial || temporal, "upsampler", "config enables neither spatial nor temporal upsampling");
-  if (spatial && temporal) {
-    c.head = Head::SpatioTemporal;
-  } else if (temporal) {
-    c.head = Head::Temporal;
-  } else if (rational) {
-    c.head = Head::SpatialRational;
-    // spatial_rational_resampler.py _rational_for_scale
-    if (scale == 0.75) {
-      c.num = 3, c.den = 4;
-    } else if (scale == 1.5) {
-      c.num = 3, c.den = 2;
-    } else if (scale == 2.0) {
-      c.num = 2, c.den = 1;
-    } else if (scale == 4.0) {
-      c.num = 4, c.den = 1;
+  return read_json_fields("upsampler", "the upsampler config", [&] {
+    // model_configurator.py LatentUpsamplerConfigurator: absent keys take these defaults.
+    UpsamplerConfig c;
+    c.in_channels = config.value("in_channels", 128);
+    c.mid_channels = config.value("mid_channels", 512);
+    c.num_blocks_per_stage = config.value("num_blocks_per_stage", 4);
+    LTX_CHECK(config.value("dims", 3) == 3, "upsampler", "only dims 3 is supported");
+    const bool spatial = config.value("spatial_upsample", true);
+    const bool temporal = config.value("temporal_upsample", false);
+    const double scale = config.value("spatial_scale", 2.0);
+    const bool rational = config.value("rational_resampler", false);
+    LTX_CHECK(spatial || temporal, "upsampler", "config enables neither spatial nor temporal upsampling");
+    if (spatial && temporal) {
+      c.head = Head::SpatioTemporal;
+    } else if (temporal) {
+      c.head = Head::Temporal;
+    } else if (rational) {
+      c.head = Head::SpatialRational;
+      // spatial_rational_resampler.py _rational_for_scale
+      if (scale == 0.75) {
+        c.num = 3, c.den = 4;
+      } else if (scale == 1.5) {
+        c.num = 3, c.den = 2;
+      } else if (scale == 2.0) {
+        c.num = 2, c.den = 1;
+      } else if (scale == 4.0) {
+        c.num = 4, c.den = 1;
+      } else {
+        fail("upsampler", "unsupported spatial_scale " + std::to_string(scale) + " (0.75, 1.5, 2, 4)");
+      }
     } else {
-      fail("upsampler", "unsupported spatial_scale " + std::to_string(scale) + " (0.75, 1.5, 2, 4)");
+      c.head = Head::Spatial;
     }
-  } else {
-    c.head = Head::Spatial;
-  }
-  LTX_CHECK(c.mid_channels % kGroups == 0, "upsampler", "mid_channels ", c.mid_channels, " not a multiple of 32");
-  return c;
+    LTX_CHECK(c.mid_channels % kGroups == 0, "upsampler", "mid_channels ", c.mid_channels, " not a multiple of 32");
+    return c;
+  });
 }
 
 LatentUpsampler LatentUpsampler::load(const WeightLoader& l, const UpsamplerConfig& config, DType compute) {

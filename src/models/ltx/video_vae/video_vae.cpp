@@ -87,37 +87,39 @@ ResnetBlock load_resnet(const WeightLoader& l, const std::string& name, int64_t 
 }  // namespace
 
 VideoVaeConfig VideoVaeConfig::from_metadata(const Json& config) {
-  // model_configurator.py: every key falls back to a default when absent.
-  const Json vae = config.contains("vae") ? config.at("vae") : Json::object();
-  VideoVaeConfig c;
-  LTX_CHECK(vae.value("dims", 3) == 3, "video_vae", "only dims 3 is supported");
-  c.in_channels = vae.value("in_channels", 3);
-  c.out_channels = vae.value("out_channels", 3);
-  c.latent_channels = vae.value("latent_channels", 128);
-  c.patch_size = vae.value("patch_size", 4);
-  c.decoder_base_channels = vae.value("decoder_base_channels", 128);
-  c.causal_decoder = vae.value("causal_decoder", false);
-  c.timestep_conditioning = vae.value("timestep_conditioning", true);
-  const std::string norm = vae.value("norm_layer", "pixel_norm");
-  LTX_CHECK(norm == "pixel_norm", "video_vae", "norm_layer \"", norm, "\" is not supported (pixel_norm only)");
-  const std::string log_var = vae.value("latent_log_var", "uniform");
-  if (log_var == "uniform" || log_var == "constant") {
-    c.latent_log_var_extra = 1;
-  } else if (log_var == "per_channel") {
-    c.latent_log_var_extra = -1;  // resolved to latent_channels below
-  } else if (log_var == "none") {
-    c.latent_log_var_extra = 0;
-  } else {
-    fail("video_vae", "latent_log_var \"" + log_var + "\" is not supported");
-  }
-  if (c.latent_log_var_extra < 0) c.latent_log_var_extra = static_cast<int>(c.latent_channels);
-  // Both sides read `spatial_padding_mode`; absent, the encoder pads with zeros and the decoder reflects.
-  c.encoder_padding = pad_mode(vae.value("spatial_padding_mode", std::string("zeros")));
-  c.decoder_padding = pad_mode(vae.value("spatial_padding_mode", std::string("reflect")));
-  for (const Json& e : vae.value("encoder_blocks", Json::array())) c.encoder_blocks.push_back(parse_block(e, false));
-  const Json dec = vae.value("decoder_blocks", Json::array());
-  for (auto it = dec.rbegin(); it != dec.rend(); ++it) c.decoder_blocks.push_back(parse_block(*it, true));
-  return c;
+  return read_json_fields("video_vae", "the checkpoint config", [&] {
+    // model_configurator.py: every key falls back to a default when absent.
+    const Json vae = config.contains("vae") ? config.at("vae") : Json::object();
+    VideoVaeConfig c;
+    LTX_CHECK(vae.value("dims", 3) == 3, "video_vae", "only dims 3 is supported");
+    c.in_channels = vae.value("in_channels", 3);
+    c.out_channels = vae.value("out_channels", 3);
+    c.latent_channels = vae.value("latent_channels", 128);
+    c.patch_size = vae.value("patch_size", 4);
+    c.decoder_base_channels = vae.value("decoder_base_channels", 128);
+    c.causal_decoder = vae.value("causal_decoder", false);
+    c.timestep_conditioning = vae.value("timestep_conditioning", true);
+    const std::string norm = vae.value("norm_layer", "pixel_norm");
+    LTX_CHECK(norm == "pixel_norm", "video_vae", "norm_layer \"", norm, "\" is not supported (pixel_norm only)");
+    const std::string log_var = vae.value("latent_log_var", "uniform");
+    if (log_var == "uniform" || log_var == "constant") {
+      c.latent_log_var_extra = 1;
+    } else if (log_var == "per_channel") {
+      c.latent_log_var_extra = -1;  // resolved to latent_channels below
+    } else if (log_var == "none") {
+      c.latent_log_var_extra = 0;
+    } else {
+      fail("video_vae", "latent_log_var \"" + log_var + "\" is not supported");
+    }
+    if (c.latent_log_var_extra < 0) c.latent_log_var_extra = static_cast<int>(c.latent_channels);
+    // Both sides read `spatial_padding_mode`; absent, the encoder pads with zeros and the decoder reflects.
+    c.encoder_padding = pad_mode(vae.value("spatial_padding_mode", std::string("zeros")));
+    c.decoder_padding = pad_mode(vae.value("spatial_padding_mode", std::string("reflect")));
+    for (const Json& e : vae.value("encoder_blocks", Json::array())) c.encoder_blocks.push_back(parse_block(e, false));
+    const Json dec = vae.value("decoder_blocks", Json::array());
+    for (auto it = dec.rbegin(); it != dec.rend(); ++it) c.decoder_blocks.push_back(parse_block(*it, true));
+    return c;
+  });
 }
 
 LatentStats LatentStats::load(const WeightLoader& vae, int64_t channels) {

@@ -75,26 +75,28 @@ Value generator_resblock(const ResBlock& r, Value x, bool amp) {
 }  // namespace
 
 GeneratorConfig GeneratorConfig::from_json(const Json& cfg) {
-  GeneratorConfig c;
-  c.resblock_kernel_sizes = cfg.value("resblock_kernel_sizes", c.resblock_kernel_sizes);
-  c.upsample_rates = cfg.value("upsample_rates", c.upsample_rates);
-  c.upsample_kernel_sizes = cfg.value("upsample_kernel_sizes", c.upsample_kernel_sizes);
-  c.resblock_dilation_sizes = cfg.value("resblock_dilation_sizes", c.resblock_dilation_sizes);
-  c.upsample_initial_channel = cfg.value("upsample_initial_channel", c.upsample_initial_channel);
-  const std::string resblock = cfg.value("resblock", std::string("1"));
-  LTX_CHECK(resblock == "1" || resblock == "AMP1", "vocoder", "resblock \"", resblock, "\" is not supported");
-  c.amp = resblock == "AMP1";
-  const std::string act = cfg.value("activation", std::string("snake"));
-  c.snake_beta = act == "snakebeta";
-  // vocoder.py: act_post is always SnakeBeta in AMP mode; the resblocks follow `activation`.
-  LTX_CHECK(!c.amp || c.snake_beta, "vocoder", "AMP1 with activation \"", act, "\" is not supported");
-  c.use_tanh_at_final = cfg.value("use_tanh_at_final", true);
-  c.use_bias_at_final = cfg.value("use_bias_at_final", true);
-  c.output_sampling_rate = cfg.value("output_sampling_rate", int64_t{24000});
-  LTX_CHECK(c.upsample_rates.size() == c.upsample_kernel_sizes.size() &&
-                c.resblock_kernel_sizes.size() == c.resblock_dilation_sizes.size(),
-            "vocoder", "mismatched rate/kernel/dilation lists");
-  return c;
+  return read_json_fields("vocoder", "the vocoder config", [&] {
+    GeneratorConfig c;
+    c.resblock_kernel_sizes = cfg.value("resblock_kernel_sizes", c.resblock_kernel_sizes);
+    c.upsample_rates = cfg.value("upsample_rates", c.upsample_rates);
+    c.upsample_kernel_sizes = cfg.value("upsample_kernel_sizes", c.upsample_kernel_sizes);
+    c.resblock_dilation_sizes = cfg.value("resblock_dilation_sizes", c.resblock_dilation_sizes);
+    c.upsample_initial_channel = cfg.value("upsample_initial_channel", c.upsample_initial_channel);
+    const std::string resblock = cfg.value("resblock", std::string("1"));
+    LTX_CHECK(resblock == "1" || resblock == "AMP1", "vocoder", "resblock \"", resblock, "\" is not supported");
+    c.amp = resblock == "AMP1";
+    const std::string act = cfg.value("activation", std::string("snake"));
+    c.snake_beta = act == "snakebeta";
+    // vocoder.py: act_post is always SnakeBeta in AMP mode; the resblocks follow `activation`.
+    LTX_CHECK(!c.amp || c.snake_beta, "vocoder", "AMP1 with activation \"", act, "\" is not supported");
+    c.use_tanh_at_final = cfg.value("use_tanh_at_final", true);
+    c.use_bias_at_final = cfg.value("use_bias_at_final", true);
+    c.output_sampling_rate = cfg.value("output_sampling_rate", int64_t{24000});
+    LTX_CHECK(c.upsample_rates.size() == c.upsample_kernel_sizes.size() &&
+                  c.resblock_kernel_sizes.size() == c.resblock_dilation_sizes.size(),
+              "vocoder", "mismatched rate/kernel/dilation lists");
+    return c;
+  });
 }
 
 Value Activation1d::operator()(Value x) const {
