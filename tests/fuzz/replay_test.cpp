@@ -32,11 +32,16 @@ struct Target {
 };
 
 const Target kTargets[] = {
-    {"safetensors", ltx_fuzz_safetensors},   {"gguf", ltx_fuzz_gguf},
-    {"json_config", ltx_fuzz_json_config},   {"tokenizer", ltx_fuzz_tokenizer},
-    {"tokenizer_json", ltx_fuzz_tokenizer_json}, {"image", ltx_fuzz_image},
-    {"noise_record", ltx_fuzz_noise_record}, {"lora", ltx_fuzz_lora},
-    {"request", ltx_fuzz_request},           {"server_request", ltx_fuzz_server_request},
+    {"safetensors", ltx_fuzz_safetensors},
+    {"gguf", ltx_fuzz_gguf},
+    {"json_config", ltx_fuzz_json_config},
+    {"tokenizer", ltx_fuzz_tokenizer},
+    {"tokenizer_json", ltx_fuzz_tokenizer_json},
+    {"image", ltx_fuzz_image},
+    {"noise_record", ltx_fuzz_noise_record},
+    {"lora", ltx_fuzz_lora},
+    {"request", ltx_fuzz_request},
+    {"server_request", ltx_fuzz_server_request},
 };
 
 std::vector<fs::path> inputs(const std::string& target) {
@@ -62,7 +67,8 @@ TEST_P(FuzzReplay, EveryKeptInputIsHandled) {
     const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     t.run(bytes.data(), bytes.size());
   }
-  t.run(nullptr, 0);  // the empty input
+  static const uint8_t none = 0;
+  t.run(&none, 0);  // the empty input (libFuzzer never passes a null pointer)
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplay, ::testing::ValuesIn(kTargets),

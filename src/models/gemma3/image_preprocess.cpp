@@ -117,22 +117,24 @@ void check_image(const io::RgbImage& image, int64_t height, int64_t width) {
   LTX_CHECK(height >= 1 && width >= 1, "image", "cannot resize to ", height, "x", width);
 }
 
-}  // namespace
-
-io::RgbImage torch_bilinear_resize(const io::RgbImage& image, int64_t height, int64_t width) {
+// Both libraries' order: the width pass first (when the width changes), then the height pass, through uint8.
+io::RgbImage separable_resize(const io::RgbImage& image, int64_t height, int64_t width,
+                              AxisTaps (*taps)(int64_t in, int64_t out)) {
   check_image(image, height, width);
   io::RgbImage out = image;
-  if (width != image.width) out = apply_taps(out, torch_taps(image.width, width), true);
-  if (height != image.height) out = apply_taps(out, torch_taps(image.height, height), false);
+  if (width != image.width) out = apply_taps(out, taps(image.width, width), true);
+  if (height != image.height) out = apply_taps(out, taps(image.height, height), false);
   return out;
 }
 
+}  // namespace
+
+io::RgbImage torch_bilinear_resize(const io::RgbImage& image, int64_t height, int64_t width) {
+  return separable_resize(image, height, width, torch_taps);
+}
+
 io::RgbImage pil_bilinear_resize(const io::RgbImage& image, int64_t height, int64_t width) {
-  check_image(image, height, width);
-  io::RgbImage out = image;
-  if (width != image.width) out = apply_taps(out, pil_taps(image.width, width), true);
-  if (height != image.height) out = apply_taps(out, pil_taps(image.height, height), false);
-  return out;
+  return separable_resize(image, height, width, pil_taps);
 }
 
 io::RgbImage resize_long_side(const io::RgbImage& image, int64_t long_side) {

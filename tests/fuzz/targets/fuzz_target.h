@@ -1,7 +1,7 @@
 // A fuzz target: any bytes in; out, an ltx::Error (a clear refusal) or a result, never a crash, a sanitizer report,
 // a leak, a hang or an allocation out of proportion to the input. Each targets/<name>.cpp defines
-// LTX_FUZZ_TARGET(<name>); libfuzzer/main.cpp makes it a libFuzzer binary (scripts/fuzz), and tests/fuzz/replay_test.cpp
-// replays its corpus and regression inputs in every test run (under ASan and UBSan in CI).
+// LTX_FUZZ_TARGET(<name>); libfuzzer/main.cpp makes it a libFuzzer binary (scripts/fuzz), and
+// tests/fuzz/replay_test.cpp replays its corpus and regression inputs in every test run (under ASan and UBSan in CI).
 #pragma once
 
 #include <cstddef>

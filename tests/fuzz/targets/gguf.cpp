@@ -1,9 +1,10 @@
 // The GGUF reader (io/gguf.h): header, metadata of every value type (arrays, strings), tensor infos of every block
 // type and their data read as floats; then what the engine derives from the metadata: Gemma 3's configuration and
 // tokenizer vocabulary, and an mmproj file's vision configuration.
+#include "io/gguf.h"
+
 #include "core/error.h"
 #include "fuzz_target.h"
-#include "io/gguf.h"
 #include "models/gemma3/config.h"
 #include "models/gemma3/tokenizer.h"
 #include "models/gemma3/vision_config.h"

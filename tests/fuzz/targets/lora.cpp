@@ -1,12 +1,13 @@
 // A LoRA file (`--lora FILE`: models/ltx/dit/lora.h read_lora): its key naming (official, ComfyUI, kohya, Diffusers),
 // pairs, alphas and shapes matched against a DiT's Linears (here two blocks of the official names with their
 // widths), strictly and with allow_partial.
+#include "models/ltx/dit/lora.h"
+
 #include <string>
 #include <utility>
 
 #include "core/error.h"
 #include "fuzz_target.h"
-#include "models/ltx/dit/lora.h"
 
 namespace {
 

@@ -1,6 +1,8 @@
 // A generation request as a program or `ltx generate` builds it (ltx/request.hpp): every numeric field from the
 // input, NaN, infinities and extremes included, through check_request, which must refuse what is out of range by
 // name and pass only what the engine can run (checked here for the fields the issue names).
+#include "ltx/request.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,7 +10,6 @@
 
 #include "fuzz_target.h"
 #include "ltx/error.hpp"
-#include "ltx/request.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ struct Reader {
   T next() {
     T v{};
     const size_t n = std::min(sizeof(T), size);
-    std::memcpy(&v, data, n);
+    if (n > 0) std::memcpy(&v, data, n);
     data += n;
     size -= n;
     return v;

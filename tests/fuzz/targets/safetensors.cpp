@@ -1,8 +1,9 @@
 // The safetensors reader (io/safetensors.h): the 8-byte header length, the JSON header (dtypes, shapes, offsets,
 // __metadata__), then every tensor's bytes read as floats (a wrong range would read outside the mapping).
+#include "io/safetensors.h"
+
 #include "core/error.h"
 #include "fuzz_target.h"
-#include "io/safetensors.h"
 
 LTX_FUZZ_TARGET(safetensors) {
   static ltx::fuzz::InputFile file("safetensors");

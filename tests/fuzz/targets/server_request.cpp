@@ -9,8 +9,7 @@
 #include "server/video_request.h"
 
 LTX_FUZZ_TARGET(server_request) {
-  const ltx::Json body =
-      ltx::Json::parse(std::string_view(reinterpret_cast<const char*>(data), size), nullptr, false);
+  const ltx::Json body = ltx::Json::parse(std::string_view(reinterpret_cast<const char*>(data), size), nullptr, false);
   if (body.is_discarded()) return 0;
   try {
     (void)ltx::server::parse_video_request(body, {}, {}, "ltx-2.3");

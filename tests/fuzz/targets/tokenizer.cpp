@@ -1,6 +1,8 @@
 // Gemma 3's tokenizer on any text, valid UTF-8 or not (the prompt a user or a request sends): the ids must be in the
 // vocabulary and decode back without fault. The vocabulary is the 270M GGUF's that scripts/setup installs (skipped
 // without it), built once.
+#include "models/gemma3/tokenizer.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -8,7 +10,6 @@
 
 #include "core/error.h"
 #include "fuzz_target.h"
-#include "models/gemma3/tokenizer.h"
 
 namespace {
 
