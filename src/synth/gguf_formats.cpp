@@ -189,7 +189,9 @@ void add_gemma_hparams(GGUFWriter& w, const Json& tc) {
 // score -10000 and type UNUSED (5), except ids tokenizer_config.json's added_tokens_decoder names, here Gemma 3's
 // <image_soft_token> at image_token_index (CONTROL, 3, score -1000).
 void add_tokenizer(GGUFWriter& w, const GGUFFile& tok, int64_t n_tokens, int64_t image_token) {
-  for (const auto& [key, value] : tok.metadata()) {
+  for (const auto& entry : tok.metadata()) {
+    const std::string& key = entry.first;  // not a structured binding: a lambda below captures it (clang < 16)
+    const GGUFValue& value = entry.second;
     if (key.rfind("tokenizer.", 0) != 0) continue;
     const GGUFArray* a = value.type() == GGUFType::Array ? &value.as_array() : nullptr;
     const auto n = a ? static_cast<int64_t>(a->size()) : 0;

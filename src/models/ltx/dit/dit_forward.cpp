@@ -46,7 +46,7 @@ struct CallInputs {
   // A graph input copied from `t` (the caller's tensor, or a small host-made one kept until the write).
   Value add(Graph& g, const std::string& name, const Tensor& t) {
     const auto [v, i] = declare(g, name, t.dtype(), t.shape());
-    writes.push_back([i, t](const Plan& plan) {
+    writes.push_back([i = i, t](const Plan& plan) {  // init-captures: clang < 16 cannot capture a binding
       Tensor dst = plan.input(i);
       dst.copy_from(t);
     });
@@ -180,7 +180,7 @@ struct Builder {
     const Shape shape = nn::ltx_rope_table_shape(spec, positions);
     const auto [cos, i_cos] = feed.declare(g, input_name + ".cos", DType::F32, shape);
     const auto [sin, i_sin] = feed.declare(g, input_name + ".sin", DType::F32, shape);
-    feed.writes.push_back([spec, positions, i_cos, i_sin](const Plan& plan) {
+    feed.writes.push_back([spec, positions, i_cos = i_cos, i_sin = i_sin](const Plan& plan) {
       nn::ltx_rope_tables_into(spec, positions, plan.input(i_cos), plan.input(i_sin));
     });
     feed.taps.emplace_back("rope." + name + ".cos", i_cos);
@@ -222,7 +222,7 @@ struct Builder {
                 mask.shape().str());
       const auto [bias, i] =
           feed.declare(g, s.stream + ".self_attention_bias", DType::F32, {mask.dim(0), 1, mask.dim(1), mask.dim(2)});
-      feed.writes.push_back([mask, i](const Plan& plan) { self_attention_bias_into(mask, plan.input(i)); });
+      feed.writes.push_back([mask, i = i](const Plan& plan) { self_attention_bias_into(mask, plan.input(i)); });
       feed.taps.emplace_back("self_attention_bias." + s.stream, i);
       s.self_bias = bias;
     }
