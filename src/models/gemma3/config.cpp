@@ -25,6 +25,24 @@ double linear_factor(const Json& scaling, const char* where) {
   return scaling.at("factor").get<double>();
 }
 
+// Every size positive and the heads grouped evenly, before anything divides by them or allocates from them.
+void check_sizes(const Config& c) {
+  for (const auto& [name, v] : {std::pair<const char*, int64_t>{"vocab_size", c.vocab_size},
+                                {"hidden_size", c.hidden_size},
+                                {"intermediate_size", c.intermediate_size},
+                                {"num_hidden_layers", c.n_layers},
+                                {"num_attention_heads", c.n_heads},
+                                {"num_key_value_heads", c.n_kv_heads},
+                                {"head_dim", c.head_dim}})
+    LTX_CHECK(v >= 1 && v <= (int64_t{1} << 24), "gemma3", "config: ", name, " must be in [1, 2^24], got ", v);
+  LTX_CHECK(c.sliding_window >= 0, "gemma3", "config: sliding_window must be >= 0, got ", c.sliding_window);
+  LTX_CHECK(c.query_pre_attn_scalar > 0 && c.rms_norm_eps > 0 && c.rope_theta > 0 && c.rope_local_base_freq > 0 &&
+                c.rope_linear_factor > 0,
+            "gemma3", "config: query_pre_attn_scalar, rms_norm_eps, the RoPE bases and the scaling factor must be > 0");
+  LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ", c.n_kv_heads,
+            " kv heads");
+}
+
 }  // namespace
 
 Config Config::from_hf_json(const Json& root) {
@@ -72,10 +90,11 @@ Config Config::from_hf_json(const Json& root) {
       LTX_CHECK(static_cast<int64_t>(c.layer_types.size()) == c.n_layers, "gemma3", "config: ", c.layer_types.size(),
                 " layer_types for ", c.n_layers, " layers");
     } else {
-      c.layer_types = pattern_layer_types(c.n_layers, j.value("sliding_window_pattern", int64_t{6}));
+      const int64_t pattern = j.value("sliding_window_pattern", int64_t{6});
+      LTX_CHECK(pattern >= 1, "gemma3", "config: sliding_window_pattern must be at least 1, got ", pattern);
+      c.layer_types = pattern_layer_types(c.n_layers, pattern);
     }
-    LTX_CHECK(c.n_heads % c.n_kv_heads == 0, "gemma3", "config: ", c.n_heads, " heads not a multiple of ", c.n_kv_heads,
-              " kv heads");
+    check_sizes(c);
     return c;
   });
 }
@@ -110,6 +129,7 @@ Config Config::from_gguf(const GGUFFile& f) {
   c.layer_types = pattern_layer_types(c.n_layers, 6);
   c.vocab_size = f.info("token_embd.weight").shape.dim(0);
   c.norm_one_plus = false;
+  check_sizes(c);
   return c;
 }
 

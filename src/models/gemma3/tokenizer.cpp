@@ -243,65 +243,67 @@ std::vector<std::pair<uint64_t, std::pair<uint64_t, int32_t>>> Tokenizer::list_g
 }
 
 Tokenizer Tokenizer::from_hf_json(const std::string& path) {
-  std::ifstream in(path);
-  LTX_CHECK(in.good(), "tokenizer", "cannot open ", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const Json j = parse_json(ss.str(), path);
-  const Json& m = j.at("model");
-  LTX_CHECK(m.value("type", std::string()) == "BPE", "tokenizer", path, ": model type is not BPE");
-  LTX_CHECK(m.value("byte_fallback", false), "tokenizer", path, ": a Gemma tokenizer has byte_fallback");
-  if (j.contains("normalizer") && !j.at("normalizer").is_null()) {
-    const Json& n = j.at("normalizer");
-    LTX_CHECK(n.value("type", std::string()) == "Replace" && n.at("content") == "\u2581", "tokenizer", path,
-              ": expected the normalizer Replace(\" \", \"\u2581\"), got ", n.dump());
-  }
-  Tokenizer t;
-  int64_t n_ids = 0;
-  for (const auto& [piece, id] : m.at("vocab").items()) n_ids = std::max<int64_t>(n_ids, id.get<int64_t>() + 1);
-  for (const auto& a : j.value("added_tokens", Json::array()))
-    n_ids = std::max<int64_t>(n_ids, a.at("id").get<int64_t>() + 1);
-  // Ids the model's vocab leaves out are added tokens (their content is their piece) or stay empty.
-  std::vector<std::string> pieces(static_cast<size_t>(n_ids));
-  for (const auto& [piece, id] : m.at("vocab").items()) pieces[id.get<size_t>()] = piece;
-  for (const auto& a : j.value("added_tokens", Json::array())) {
-    std::string& piece = pieces[a.at("id").get<size_t>()];
-    if (piece.empty()) piece = a.at("content").get<std::string>();
-  }
-  t.vocab_ = Vocabulary(pieces);
-  uint64_t rank = 0;
-  for (const auto& mg : m.at("merges")) {
-    std::string l, r;
-    if (mg.is_array()) {
-      l = mg.at(0).get<std::string>();
-      r = mg.at(1).get<std::string>();
-    } else {
-      const std::string s = mg.get<std::string>();
-      const size_t sp = s.find(' ');
-      LTX_CHECK(sp != std::string::npos, "tokenizer", path, ": merge '", s, "' has no space");
-      l = s.substr(0, sp);
-      r = s.substr(sp + 1);
+  return read_json_fields("tokenizer", path, [&] {
+    std::ifstream in(path);
+    LTX_CHECK(in.good(), "tokenizer", "cannot open ", path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const Json j = parse_json(ss.str(), path);
+    const Json& m = j.at("model");
+    LTX_CHECK(m.value("type", std::string()) == "BPE", "tokenizer", path, ": model type is not BPE");
+    LTX_CHECK(m.value("byte_fallback", false), "tokenizer", path, ": a Gemma tokenizer has byte_fallback");
+    if (j.contains("normalizer") && !j.at("normalizer").is_null()) {
+      const Json& n = j.at("normalizer");
+      LTX_CHECK(n.value("type", std::string()) == "Replace" && n.at("content") == "\u2581", "tokenizer", path,
+                ": expected the normalizer Replace(\" \", \"\u2581\"), got ", n.dump());
     }
-    const int32_t li = t.vocab_.find(l), ri = t.vocab_.find(r), ni = t.vocab_.find_concat(l, r);
-    LTX_CHECK(li >= 0 && ri >= 0 && ni >= 0, "tokenizer", path, ": merge '", l, " ", r,
-              "' names a piece outside the vocabulary");
-    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(li)) << 32) | static_cast<uint32_t>(ri);
-    t.merges_.emplace(key, Merge{rank++, ni});  // the first listing of a pair wins
-  }
-  t.build_byte_ids();
-  t.special_.assign(static_cast<size_t>(t.vocab_.size()), false);
-  for (const auto& a : j.value("added_tokens", Json::array())) {
-    const std::string content = a.at("content").get<std::string>();
-    const int32_t id = a.at("id").get<int32_t>();
-    t.add_special(content, id);
-    if (a.value("special", false) && id >= 0 && id < t.vocab_.size()) t.special_[static_cast<size_t>(id)] = true;
-    if (content == "<bos>") t.bos_id_ = id;
-    if (content == "<eos>") t.eos_id_ = id;
-    if (content == "<pad>") t.pad_id_ = id;
-    if (content == "<unk>") t.unk_id_ = id;
-  }
-  t.mark_image_tokens_special();
-  return t;
+    Tokenizer t;
+    int64_t n_ids = 0;
+    for (const auto& [piece, id] : m.at("vocab").items()) n_ids = std::max<int64_t>(n_ids, id.get<int64_t>() + 1);
+    for (const auto& a : j.value("added_tokens", Json::array()))
+      n_ids = std::max<int64_t>(n_ids, a.at("id").get<int64_t>() + 1);
+    // Ids the model's vocab leaves out are added tokens (their content is their piece) or stay empty.
+    std::vector<std::string> pieces(static_cast<size_t>(n_ids));
+    for (const auto& [piece, id] : m.at("vocab").items()) pieces[id.get<size_t>()] = piece;
+    for (const auto& a : j.value("added_tokens", Json::array())) {
+      std::string& piece = pieces[a.at("id").get<size_t>()];
+      if (piece.empty()) piece = a.at("content").get<std::string>();
+    }
+    t.vocab_ = Vocabulary(pieces);
+    uint64_t rank = 0;
+    for (const auto& mg : m.at("merges")) {
+      std::string l, r;
+      if (mg.is_array()) {
+        l = mg.at(0).get<std::string>();
+        r = mg.at(1).get<std::string>();
+      } else {
+        const std::string s = mg.get<std::string>();
+        const size_t sp = s.find(' ');
+        LTX_CHECK(sp != std::string::npos, "tokenizer", path, ": merge '", s, "' has no space");
+        l = s.substr(0, sp);
+        r = s.substr(sp + 1);
+      }
+      const int32_t li = t.vocab_.find(l), ri = t.vocab_.find(r), ni = t.vocab_.find_concat(l, r);
+      LTX_CHECK(li >= 0 && ri >= 0 && ni >= 0, "tokenizer", path, ": merge '", l, " ", r,
+                "' names a piece outside the vocabulary");
+      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(li)) << 32) | static_cast<uint32_t>(ri);
+      t.merges_.emplace(key, Merge{rank++, ni});  // the first listing of a pair wins
+    }
+    t.build_byte_ids();
+    t.special_.assign(static_cast<size_t>(t.vocab_.size()), false);
+    for (const auto& a : j.value("added_tokens", Json::array())) {
+      const std::string content = a.at("content").get<std::string>();
+      const int32_t id = a.at("id").get<int32_t>();
+      t.add_special(content, id);
+      if (a.value("special", false) && id >= 0 && id < t.vocab_.size()) t.special_[static_cast<size_t>(id)] = true;
+      if (content == "<bos>") t.bos_id_ = id;
+      if (content == "<eos>") t.eos_id_ = id;
+      if (content == "<pad>") t.pad_id_ = id;
+      if (content == "<unk>") t.unk_id_ = id;
+    }
+    t.mark_image_tokens_special();
+    return t;
+  });
 }
 
 namespace {
