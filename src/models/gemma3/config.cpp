@@ -114,6 +114,7 @@ Config Config::from_gguf(const GGUFFile& f) {
   c.n_layers = get_int("block_count");
   c.n_heads = get_int("attention.head_count");
   c.n_kv_heads = get_int("attention.head_count_kv");
+  LTX_CHECK(c.n_heads >= 1, "gemma3", f.path(), ": attention.head_count must be at least 1, got ", c.n_heads);
   c.head_dim = f.find("gemma3.attention.key_length") ? get_int("attention.key_length") : c.hidden_size / c.n_heads;
   c.rms_norm_eps = f.value("gemma3.attention.layer_norm_rms_epsilon").as_float();
   c.rope_theta = f.find("gemma3.rope.freq_base") ? f.value("gemma3.rope.freq_base").as_float() : 1e6;
