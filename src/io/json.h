@@ -1,6 +1,7 @@
 // JSON through nlohmann::json, with parse failures turned into ltx::Error naming where the text came from.
 #pragma once
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -68,6 +69,17 @@ inline Json parse_json(std::string_view text, const std::string& origin) {
   json_detail::DuplicateKeyFinder finder;
   Json::sax_parse(text.begin(), text.end(), &finder);
   if (finder.duplicate) fail("json", origin + ": duplicate key \"" + *finder.duplicate + "\"");
+  // A number no integer field can hold: nlohmann converts a float to an integer field unchecked (undefined behaviour
+  // out of range), so such a number is refused here, once for every reader. Iterative: nesting may be deep.
+  std::vector<const Json*> pending{&parsed};
+  while (!pending.empty()) {
+    const Json* j = pending.back();
+    pending.pop_back();
+    if (j->is_number_float() && !(std::fabs(j->get<double>()) < 9.2e18))
+      fail("json", origin + ": the number " + j->dump() + " is out of range (at most 9.2e18 in magnitude)");
+    if (j->is_structured())
+      for (const Json& child : *j) pending.push_back(&child);
+  }
   return parsed;
 }
 

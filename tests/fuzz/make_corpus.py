@@ -170,6 +170,10 @@ def main() -> None:
         "lora_unet_transformer_blocks_0_attn1_to_k.lora_down.weight": ("F32", [2, 32], f32([0.1] * 64)),
         "lora_unet_transformer_blocks_0_attn1_to_k.lora_up.weight": ("F32", [32, 2], f32([0.1] * 64)),
         "lora_unet_transformer_blocks_0_attn1_to_k.alpha": ("F32", [], f32([1.0]))}))
+    write("lora", "peft_metadata", safetensors({
+        "base_model.model.transformer_blocks.0.attn1.to_q.lora_A.weight": ("F32", [2, 32], f32([0.1] * 64)),
+        "base_model.model.transformer_blocks.0.attn1.to_q.lora_B.weight": ("F32", [32, 2], f32([0.1] * 64))},
+        {"lora_adapter_metadata": '{"lora_alpha": 8, "r": 4}'}))
 
     write("request", "zeros", bytes(64))
     write("request", "defaults_like", struct.pack("<qqqBd", 768, 512, 121, 3, 24.0) + bytes(40))

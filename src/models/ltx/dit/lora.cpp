@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -104,7 +105,13 @@ std::optional<float> peft_scale(const WeightSource& file) {
   for (const char* pattern : {"alpha_pattern", "rank_pattern"})
     LTX_CHECK(!m.contains(pattern) || m.at(pattern).empty(), "lora", file.describe(), ": per-module ", pattern,
               " in lora_adapter_metadata is not supported");
-  return m.at("lora_alpha").get<float>() / m.at("r").get<float>();
+  const Json& alpha = m.at("lora_alpha");
+  const Json& rank = m.at("r");
+  LTX_CHECK(alpha.is_number() && rank.is_number() && rank.get<double>() > 0 && std::isfinite(alpha.get<double>()) &&
+                std::isfinite(rank.get<double>()),
+            "lora", file.describe(), ": lora_adapter_metadata needs a finite lora_alpha and a rank r > 0, got ",
+            alpha.dump(), " and ", rank.dump());
+  return static_cast<float>(alpha.get<double>() / rank.get<double>());
 }
 
 // One item per line; a long list (a LoRA of another model names hundreds of layers) shows its first ten.
