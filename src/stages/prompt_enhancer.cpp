@@ -106,8 +106,6 @@ std::string clean_response(const std::string& text) {
   return out;
 }
 
-namespace {}  // namespace
-
 std::string no_vision_tower_message(const std::string& text_encoder) {
   return "an image was given and the text encoder " + text_encoder +
          " has no vision tower: give its mmproj file (--mmproj, EngineOptions::text_encoder_mmproj) or use a Hugging "

@@ -11,6 +11,8 @@ namespace {
 
 // layer i is full attention iff (i + 1) % pattern == 0 (Gemma3TextConfig.__post_init__, default pattern 6).
 std::vector<LayerType> pattern_layer_types(int64_t n_layers, int64_t pattern) {
+  LTX_CHECK(n_layers >= 1 && n_layers <= (int64_t{1} << 24), "gemma3",
+            "config: the layer count must be in [1, 2^24], got ", n_layers);
   std::vector<LayerType> types;
   for (int64_t i = 0; i < n_layers; ++i) types.push_back((i + 1) % pattern == 0 ? LayerType::Full : LayerType::Sliding);
   return types;

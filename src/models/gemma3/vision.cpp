@@ -135,8 +135,8 @@ VisionWeights VisionWeights::load(const VisionConfig& c, std::shared_ptr<const W
   return w;
 }
 
-VisionTower::VisionTower(VisionConfig config, VisionWeights weights, DType compute)
-    : config_(std::move(config)), weights_(std::move(weights)), compute_(compute) {}
+VisionTower::VisionTower(VisionConfig config, VisionWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {}
 
 bool VisionTower::folder_has_vision(const std::string& folder) {
   const std::filesystem::path config = std::filesystem::path(folder) / "config.json";
@@ -158,7 +158,7 @@ VisionTower VisionTower::load(const std::string& path, DType compute) {
         open_gguf(path), [swap](std::string_view n) { return hf_to_mmproj(n, swap); },
         [swap](std::string_view n) { return mmproj_to_hf(n, swap); }, "llama.cpp mmproj");
     VisionWeights w = VisionWeights::load(c, source, kTower, kProjector, NormWeight::Plain, compute);
-    return VisionTower(std::move(c), std::move(w), compute);
+    return VisionTower(std::move(c), std::move(w));
   }
   const fs::path folder = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
   const std::optional<VisionConfig> c = VisionConfig::from_hf_file((folder / "config.json").string());
@@ -169,7 +169,7 @@ VisionTower VisionTower::load(const std::string& path, DType compute) {
   const std::string tower = hf_prefix(*source, kTower, "embeddings.patch_embedding.weight", path);
   const std::string projector = hf_prefix(*source, kProjector, "mm_input_projection_weight", path);
   VisionWeights w = VisionWeights::load(*c, source, tower, projector, NormWeight::OnePlus, compute);
-  return VisionTower(*c, std::move(w), compute);
+  return VisionTower(*c, std::move(w));
 }
 
 VisionOutput VisionTower::run(const Tensor& pixel_values) {

@@ -45,8 +45,9 @@ struct VisionOutput {
 
 class VisionTower {
  public:
-  // compute: f32 (validation) or bf16 (production: matmuls read bf16 activations, as the reference's bf16 tower).
-  VisionTower(VisionConfig config, VisionWeights weights, DType compute);
+  // The weights' compute dtype (VisionWeights::load) sets the precision: f32 (validation) or bf16 (production:
+  // matmuls read bf16 activations, as the reference's bf16 tower).
+  VisionTower(VisionConfig config, VisionWeights weights);
 
   // A HF folder or safetensors file with a vision tower (its config.json beside it), or an mmproj .gguf file.
   static VisionTower load(const std::string& path, DType compute);
@@ -62,7 +63,6 @@ class VisionTower {
  private:
   VisionConfig config_;
   VisionWeights weights_;
-  DType compute_;
   PlanCache plans_;
 };
 
