@@ -204,12 +204,14 @@ GGUFTensorInfo read_tensor_info(Cursor& in) {
   if (n_dims > kMaxDims)
     in.bad("tensor '" + t.name + "': " + std::to_string(n_dims) + " dimensions (GGUF allows at most 4)");
   uint64_t ne[kMaxDims] = {};
-  uint64_t numel = 1;
+  uint64_t numel = 1, nonzero = 1;  // the dimensions other than zeros must not overflow either (Shape::numel)
   for (uint32_t i = 0; i < n_dims; ++i) {
     ne[i] = in.read<uint64_t>("tensor dimension");
     if (ne[i] > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
         __builtin_mul_overflow(numel, ne[i], &numel) ||
-        numel > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        numel > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+        (ne[i] != 0 && (__builtin_mul_overflow(nonzero, ne[i], &nonzero) ||
+                        nonzero > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))))
       in.bad("tensor '" + t.name + "': dimensions overflow");
   }
   for (uint32_t i = n_dims; i-- > 0;) t.shape.push_back(static_cast<int64_t>(ne[i]));
