@@ -258,15 +258,20 @@ Tokenizer Tokenizer::from_hf_json(const std::string& path) {
                 ": expected the normalizer Replace(\" \", \"\u2581\"), got ", n.dump());
     }
     Tokenizer t;
-    int64_t n_ids = 0;
-    for (const auto& [piece, id] : m.at("vocab").items()) n_ids = std::max<int64_t>(n_ids, id.get<int64_t>() + 1);
-    for (const auto& a : j.value("added_tokens", Json::array()))
-      n_ids = std::max<int64_t>(n_ids, a.at("id").get<int64_t>() + 1);
+    // Every id an integer in [0, 2^24) (Gemma 3's are below 262,208): checked before one indexes or sizes anything.
+    const auto id_of = [&](const Json& v) {
+      LTX_CHECK(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < (int64_t{1} << 24), "tokenizer",
+                path, ": token id ", v.dump(), " is not an integer in [0, 2^24)");
+      return static_cast<size_t>(v.get<int64_t>());
+    };
+    size_t n_ids = 0;
+    for (const auto& [piece, id] : m.at("vocab").items()) n_ids = std::max(n_ids, id_of(id) + 1);
+    for (const auto& a : j.value("added_tokens", Json::array())) n_ids = std::max(n_ids, id_of(a.at("id")) + 1);
     // Ids the model's vocab leaves out are added tokens (their content is their piece) or stay empty.
-    std::vector<std::string> pieces(static_cast<size_t>(n_ids));
-    for (const auto& [piece, id] : m.at("vocab").items()) pieces[id.get<size_t>()] = piece;
+    std::vector<std::string> pieces(n_ids);
+    for (const auto& [piece, id] : m.at("vocab").items()) pieces[id_of(id)] = piece;
     for (const auto& a : j.value("added_tokens", Json::array())) {
-      std::string& piece = pieces[a.at("id").get<size_t>()];
+      std::string& piece = pieces[id_of(a.at("id"))];
       if (piece.empty()) piece = a.at("content").get<std::string>();
     }
     t.vocab_ = Vocabulary(pieces);
