@@ -22,9 +22,10 @@ thread_local bool t_in_worker = false;
 // How long a worker waiting for the next region, and the caller waiting for its workers, poll before they sleep on
 // a condition variable: a plan runs its steps back to back, each a region, and a sleeping thread takes tens of
 // microseconds to wake (a generation step of a small model is hundreds of regions of ~50 us: polling made the 270M
-// Gemma's steps 1.5x faster). Polling costs at most this much of a core after a region. (Yielding the core while
-// polling, for other processes' threads, cost a fifth of that gain on this machine; it is not done.)
-constexpr auto kSpin = std::chrono::microseconds(200);
+// Gemma's steps 1.5x faster). Polling costs at most this much of a core after a region: 50 us gave the same steps
+// as 200 us, and two test processes sharing two cores lose less to each other's polling (the suite 202 s instead of
+// 230-249 s; 174-189 s without polling). Yielding the core while polling cost a fifth of the gain; it is not done.
+constexpr auto kSpin = std::chrono::microseconds(50);
 
 // Polls `ready` with a pause between reads until it holds or kSpin has passed; whether it holds.
 template <typename Ready>
