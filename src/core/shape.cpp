@@ -18,12 +18,15 @@ int Shape::axis(int i) const {
 }
 
 int64_t Shape::numel() const {
-  for (int i = 0; i < rank_; ++i)
-    if (dims_[static_cast<size_t>(i)] == 0) return 0;  // before any product: [2^52, 2304, 0] holds nothing
+  // A zero anywhere makes it 0 even where the other dimensions' product overflows ([2^52, 2304, 0]).
   int64_t n = 1;
-  for (int i = 0; i < rank_; ++i)
-    LTX_CHECK(!__builtin_mul_overflow(n, dims_[static_cast<size_t>(i)], &n), "shape", str(),
-              " holds more than 2^63 elements");
+  bool overflow = false;
+  for (int i = 0; i < rank_; ++i) {
+    const int64_t d = dims_[static_cast<size_t>(i)];
+    if (d == 0) return 0;
+    overflow = overflow || __builtin_mul_overflow(n, d, &n);
+  }
+  LTX_CHECK(!overflow, "shape", str(), " holds more than 2^63 elements");
   return n;
 }
 

@@ -17,14 +17,12 @@
 namespace ltx {
 namespace {
 
-DType compute_of(Precision precision) { return precision == Precision::Validation ? DType::F32 : DType::BF16; }
-
 std::string hf_config(const GoldenCase& c) {
   return (std::filesystem::path(c.dir) / c.params().at("hf_config").get<std::string>()).string();
 }
 
 std::map<std::string, Tensor> run_gemma3_text(const GoldenCase& c, Precision precision) {
-  gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute_of(precision));
+  gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute_dtype(precision));
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const gemma3::Output out = model.forward_padded(inputs.get("input_ids"), inputs.get("attention_mask"), true);
   std::map<std::string, Tensor> result = out.intermediates;
@@ -53,14 +51,14 @@ std::map<std::string, Tensor> run_gemma3_image_preprocess(const GoldenCase& c, P
 }
 
 std::map<std::string, Tensor> run_gemma3_vision(const GoldenCase& c, Precision precision) {
-  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute_of(precision));
+  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute_dtype(precision));
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const gemma3::VisionOutput out = tower.run(inputs.get("pixel_values"));
   return {{"vision_hidden", out.hidden}, {"image_features", out.features}};
 }
 
 std::map<std::string, Tensor> run_gemma3_image_generation(const GoldenCase& c, Precision precision) {
-  const DType compute = compute_of(precision);
+  const DType compute = compute_dtype(precision);
   gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute);
   gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute);
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());

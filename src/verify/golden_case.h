@@ -13,6 +13,8 @@ namespace ltx {
 
 // Precision (Validation: f32 everywhere; Production: the engine's bf16) is the public API's (ltx/options.hpp).
 Precision precision_from_name(const std::string& name);  // "validation" | "production"
+// The dtype a runner loads a component's matrices in for that precision.
+inline DType compute_dtype(Precision p) { return p == Precision::Validation ? DType::F32 : DType::BF16; }
 
 struct GoldenCase {
   std::string dir;

@@ -13,8 +13,6 @@
 
 namespace ltx {
 
-inline DType compute_dtype(Precision p) { return p == Precision::Validation ? DType::F32 : DType::BF16; }
-
 // The "transformer" dict of a checkpoint's `config` metadata.
 inline nlohmann::json checkpoint_transformer_config(const WeightSource& source) {
   auto it = source.metadata().find("config");

@@ -15,7 +15,7 @@ std::map<std::string, Tensor> run_audio_vae_encoder(const GoldenCase& c, Precisi
   const auto source = open_safetensors(c.weights_path());
   const AudioVaeConfig config = AudioVaeConfig::from_metadata(media_runner::weights_config(*source));
   const WeightLoader root(source, "audio_vae.");
-  const AudioEncoder enc = AudioEncoder::load(root, config, media_runner::compute_dtype(p));
+  const AudioEncoder enc = AudioEncoder::load(root, config, compute_dtype(p));
   root.finish();
   const Tensor mel = SafetensorsFile::open(c.inputs_path()).get("mel");
   Graph g;
@@ -28,7 +28,7 @@ std::map<std::string, Tensor> run_audio_vae_decoder(const GoldenCase& c, Precisi
   const auto source = open_safetensors(c.weights_path());
   const AudioVaeConfig config = AudioVaeConfig::from_metadata(media_runner::weights_config(*source));
   const WeightLoader root(source, "audio_vae.");
-  const AudioDecoder dec = AudioDecoder::load(root, config, media_runner::compute_dtype(p));
+  const AudioDecoder dec = AudioDecoder::load(root, config, compute_dtype(p));
   root.finish();
   const Tensor latent = SafetensorsFile::open(c.inputs_path()).get("latent");
   Graph g;
@@ -41,7 +41,7 @@ std::map<std::string, Tensor> run_audio_vae_decoder(const GoldenCase& c, Precisi
 std::map<std::string, Tensor> run_vocoder(const GoldenCase& c, Precision p) {
   const auto source = open_safetensors(c.weights_path());
   const WeightLoader root(source, "vocoder.");
-  const auto voc = vocoder::Vocoder::load(root, media_runner::weights_config(*source), media_runner::compute_dtype(p));
+  const auto voc = vocoder::Vocoder::load(root, media_runner::weights_config(*source), compute_dtype(p));
   root.finish();
   const Tensor mel = SafetensorsFile::open(c.inputs_path()).get("mel");
   std::map<std::string, Tensor> out;

@@ -15,8 +15,6 @@
 
 namespace ltx::media_runner {
 
-inline DType compute_dtype(Precision p) { return p == Precision::Validation ? DType::F32 : DType::BF16; }
-
 // The checkpoint `config` JSON of the case's weights.
 Json weights_config(const WeightSource& source);
 

@@ -10,7 +10,7 @@ std::map<std::string, Tensor> run_latent_upsampler(const GoldenCase& c, Precisio
   const auto source = open_safetensors(c.weights_path());
   const auto config = upsampler::UpsamplerConfig::from_metadata(media_runner::weights_config(*source));
   const WeightLoader root(source);
-  const auto up = upsampler::LatentUpsampler::load(root, config, media_runner::compute_dtype(p));
+  const auto up = upsampler::LatentUpsampler::load(root, config, compute_dtype(p));
   root.finish();
   // The VAE statistics belong to the main checkpoint; the case carries them as inputs under their names there.
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());

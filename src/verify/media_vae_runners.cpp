@@ -13,7 +13,7 @@ std::map<std::string, Tensor> run_video_vae_encoder(const GoldenCase& c, Precisi
   const auto source = open_safetensors(c.weights_path());
   const VideoVaeConfig config = VideoVaeConfig::from_metadata(media_runner::weights_config(*source));
   const WeightLoader root(source, "vae.");
-  const VideoEncoder enc = VideoEncoder::load(root, config, media_runner::compute_dtype(p));
+  const VideoEncoder enc = VideoEncoder::load(root, config, compute_dtype(p));
   root.finish();
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   Tensor video = inputs.get("video");
@@ -29,7 +29,7 @@ std::map<std::string, Tensor> run_video_vae_decoder(const GoldenCase& c, Precisi
   const auto source = open_safetensors(c.weights_path());
   const VideoVaeConfig config = VideoVaeConfig::from_metadata(media_runner::weights_config(*source));
   const WeightLoader root(source, "vae.");
-  VideoDecoder dec = VideoDecoder::load(root, config, media_runner::compute_dtype(p));
+  VideoDecoder dec = VideoDecoder::load(root, config, compute_dtype(p));
   root.finish();
   const nlohmann::json& params = c.params();
   if (params.contains("timestep")) dec.decode_timestep = params.at("timestep").get<float>();

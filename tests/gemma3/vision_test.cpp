@@ -108,11 +108,19 @@ TEST(Gemma3Vision, ChatPromptHoldsTheImageBlock) {
   EXPECT_EQ(ids[1], 2);
 }
 
-// A random vision tower projecting to the 270M model's width (640), 2x2 image tokens, removed with the test.
-struct TinyMmproj {
-  TinyMmproj() { testing::write_mmproj(path.string(), {.image = 56, .text = 640}, testing::seeded_values); }
-  ~TinyMmproj() { fs::remove(path); }
-  const fs::path path = temp_file("270m.gguf");
+// The real 270M text model with a random vision tower projecting to its width (640), 2x2 image tokens (the tower's
+// mmproj file is written, loaded and removed).
+struct Real270mWithTower {
+  static VisionTower tiny_tower() {
+    const fs::path path = temp_file("270m.gguf");
+    testing::write_mmproj(path.string(), {.image = 56, .text = 640}, testing::seeded_values);
+    VisionTower tower = VisionTower::load(path.string(), DType::BF16);
+    fs::remove(path);
+    return tower;
+  }
+  const Tokenizer tok = Tokenizer::from_gguf(testing::real_gguf_path());
+  Model model = Model::from_gguf(testing::real_gguf_path(), DType::BF16);
+  VisionTower tower = tiny_tower();
 };
 
 io::RgbImage gradient(int64_t h, int64_t w, int shift) {
@@ -124,10 +132,10 @@ io::RgbImage gradient(int64_t h, int64_t w, int shift) {
 
 TEST(Gemma3Vision, EnhancesWithAnImageThroughAVisionTower) {
   if (testing::real_gguf_path().empty()) GTEST_SKIP() << testing::kSkipNoGguf;
-  const Tokenizer tok = Tokenizer::from_gguf(testing::real_gguf_path());
-  Model model = Model::from_gguf(testing::real_gguf_path(), DType::BF16);
-  const TinyMmproj mmproj;
-  VisionTower tower = VisionTower::load(mmproj.path.string(), DType::BF16);
+  Real270mWithTower real;
+  const Tokenizer& tok = real.tok;
+  Model& model = real.model;
+  VisionTower& tower = real.tower;
   stages::EnhanceOptions o;
   o.greedy = true;
   o.max_new_tokens = 6;
@@ -153,10 +161,10 @@ TEST(Gemma3Vision, EnhancesWithAnImageThroughAVisionTower) {
 
 TEST(Gemma3Vision, TheImageReachesTheLogits) {
   if (testing::real_gguf_path().empty()) GTEST_SKIP() << testing::kSkipNoGguf;
-  const Tokenizer tok = Tokenizer::from_gguf(testing::real_gguf_path());
-  Model model = Model::from_gguf(testing::real_gguf_path(), DType::BF16);
-  const TinyMmproj mmproj;
-  VisionTower tower = VisionTower::load(mmproj.path.string(), DType::BF16);
+  Real270mWithTower real;
+  const Tokenizer& tok = real.tok;
+  Model& model = real.model;
+  VisionTower& tower = real.tower;
   const stages::ImageBlock block = block_of(4);
   const std::vector<int32_t> ids = stages::chat_prompt_ids(tok, "Describe.", "User Raw Input Prompt: a fox.", &block);
   std::vector<std::vector<float>> logits;

