@@ -1,11 +1,13 @@
 #include "io/ffmpeg_util.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "core/error.h"
 
 extern "C" {
+#include <libavutil/avstring.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -21,9 +23,43 @@ void check_av(int code, const char* domain, const std::string& what) {
   if (code < 0) fail(domain, what + ": " + av_message(code));
 }
 
+const char* const kReadableFormats =
+    "mov,matroska,avi,flv,mpegts,mpeg,ogg,ivf,h264,hevc,m4v,mjpeg,wav,w64,aiff,caf,mp3,flac,aac,gif,image2,"
+    "png_pipe,jpeg_pipe,bmp_pipe,webp_pipe,tiff_pipe,ppm_pipe,pgm_pipe,pam_pipe,qoi_pipe";
+
+namespace {
+
+constexpr int64_t kMaxPictureSide = 16384, kMaxPicturePixels = int64_t{1} << 26;
+
+// The demuxer FFmpeg's probe would pick for the file's first bytes (nothing opened but the file); "" when none.
+std::string probed_format(const std::string& path) {
+  std::vector<uint8_t> head(4096 + AVPROBE_PADDING_SIZE, 0);
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!f) return "";
+  AVProbeData probe{};
+  probe.filename = path.c_str();
+  probe.buf = head.data();
+  probe.buf_size = static_cast<int>(std::fread(head.data(), 1, 4096, f.get()));
+  const AVInputFormat* format = av_probe_input_format(&probe, 1);
+  return format != nullptr ? format->name : "";
+}
+
+}  // namespace
+
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what) {
-  AVFormatContext* raw = nullptr;
-  check_av(avformat_open_input(&raw, path.c_str(), nullptr, nullptr), domain, what);
+  AVFormatContext* raw = avformat_alloc_context();
+  LTX_CHECK(raw != nullptr, domain, what, ": out of memory");
+  AVDictionary* options = nullptr;
+  av_dict_set(&options, "format_whitelist", kReadableFormats, 0);
+  av_dict_set(&options, "protocol_whitelist", "file", 0);
+  const int opened = avformat_open_input(&raw, path.c_str(), nullptr, &options);  // frees raw on failure
+  av_dict_free(&options);
+  if (opened == AVERROR(EINVAL)) {
+    const std::string format = probed_format(path);
+    if (!format.empty() && !av_match_list(format.c_str(), kReadableFormats, ','))
+      fail(domain, what + ": it is " + format + ", not a format read here (" + kReadableFormats + ")");
+  }
+  check_av(opened, domain, what);
   InputPtr ic(raw);
   check_av(avformat_find_stream_info(ic.get(), nullptr), domain, what);
   return ic;
@@ -35,8 +71,15 @@ CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain,
   LTX_CHECK(codec != nullptr, domain, what, ": this FFmpeg has no decoder for ", avcodec_get_name(par->codec_id));
   CodecPtr c(avcodec_alloc_context3(codec));
   check_av(avcodec_parameters_to_context(c.get(), par), domain, what);
+  c->max_pixels = kMaxPicturePixels;  // the decoder refuses larger frames, whatever the header said
   check_av(avcodec_open2(c.get(), codec, nullptr), domain, what);
   return c;
+}
+
+void check_picture_size(int64_t width, int64_t height, const char* domain, const std::string& what) {
+  LTX_CHECK(width <= kMaxPictureSide && height <= kMaxPictureSide && width * height <= kMaxPicturePixels, domain, what,
+            ": its header states ", width, "x", height, " pixels; at most ", kMaxPictureSide, " a side and ",
+            kMaxPicturePixels, " pixels are read");
 }
 
 RgbImage frame_to_rgb(const AVFrame* f, const char* domain, const std::string& what) {

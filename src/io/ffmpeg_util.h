@@ -38,8 +38,17 @@ std::string av_message(int code);
 // Throws ltx::Error(domain, what + ": " + FFmpeg's message) when code < 0.
 void check_av(int code, const char* domain, const std::string& what);
 
-// Opens a file (or an image-sequence pattern such as dir/frame_%05d.png) and reads its stream info.
+// The containers and image formats the readers open (FFmpeg demuxer names): video and audio files, single images and
+// image sequences. Not the demuxers that open other files or URLs named in the input (HLS and DASH playlists,
+// concat lists, ...): a hostile "video" must not make the engine read, and put into its output, another file.
+extern const char* const kReadableFormats;
+
+// Opens a file (or an image-sequence pattern such as dir/frame_%05d.png) of one of kReadableFormats through the
+// file protocol only, and reads its stream info. A file of another format is refused naming the format it is.
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what);
+// Refuses a picture larger than 16384 a side or 64 Mpixel (an 8K frame is 33 Mpixel) before anything is decoded at
+// that size: a decoder allocates what a hostile header claims (a 100-byte BMP may claim 2053x49411 pixels).
+void check_picture_size(int64_t width, int64_t height, const char* domain, const std::string& what);
 // A decoder opened for `stream` of `ic`.
 CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain, const std::string& what);
 

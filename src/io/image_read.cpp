@@ -21,10 +21,6 @@ using ff::PacketPtr;
 using ff::SwsFree;
 
 constexpr const char* kDomain = "image";
-// The largest image read: 16384 a side, 64 Mpixel (an 8K frame is 33 Mpixel); conditioning images are resized to
-// the video's size, and a decoder would allocate what a hostile header claims.
-constexpr int64_t kMaxImageSide = 16384;
-constexpr int64_t kMaxImagePixels = int64_t{1} << 26;
 
 }  // namespace
 
@@ -33,11 +29,8 @@ RgbImage read_image(const std::string& path) {
   const ff::InputPtr ic = ff::open_input(path, kDomain, what);
   const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   check_av(stream, kDomain, what + " (no image in it)");
-  // The size its header states, refused before any decoding allocates for it (a 100-byte BMP may claim 2053x49411).
   const AVCodecParameters* par = ic->streams[stream]->codecpar;
-  const int64_t w = par->width, h = par->height;
-  LTX_CHECK(w <= kMaxImageSide && h <= kMaxImageSide && w * h <= kMaxImagePixels, "image", what, ": its header states ",
-            w, "x", h, " pixels; at most ", kMaxImageSide, " a side and ", kMaxImagePixels, " pixels are read");
+  ff::check_picture_size(par->width, par->height, kDomain, what);
   const CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
   FramePtr frame(av_frame_alloc());
   PacketPtr pkt(av_packet_alloc());

@@ -1,6 +1,9 @@
 #include "io/media_read.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 #include "io/ffmpeg_util.h"
@@ -16,6 +19,10 @@ namespace ltx::io {
 namespace {
 
 constexpr const char* kDomain = "media";
+// The most a read holds: 16 GiB of RGB frames (a 257-frame 4K clip is 6.4 GB) and 2^28 audio samples (a GiB of
+// float: 46 minutes of 48 kHz stereo).
+constexpr size_t kMaxVideoBytes = size_t{16} << 30;
+constexpr int64_t kMaxAudioSamples = int64_t{1} << 28;
 
 struct SwrFree {
   void operator()(SwrContext* s) const { swr_free(&s); }
@@ -91,6 +98,8 @@ std::optional<DecodedVideo> read_video(const std::string& path, std::optional<in
   if (best.stream < 0) return std::nullopt;
   AVFormatContext* ic = best.input.get();
   const int stream = best.stream;
+  const AVCodecParameters* par = ic->streams[stream]->codecpar;
+  ff::check_picture_size(par->width, par->height, kDomain, what);
   const ff::CodecPtr c = ff::open_decoder(ic, stream, kDomain, what);
   DecodedVideo v;
   const AVRational rate = ic->streams[stream]->avg_frame_rate;
@@ -103,6 +112,8 @@ std::optional<DecodedVideo> read_video(const std::string& path, std::optional<in
     }
     LTX_CHECK(rgb.height == v.height && rgb.width == v.width, kDomain, what, ": frame ", v.frames, " is ", rgb.width,
               "x", rgb.height, ", the first was ", v.width, "x", v.height);
+    LTX_CHECK(v.rgb.size() + rgb.rgb.size() <= kMaxVideoBytes, kDomain, what, ": more than ", kMaxVideoBytes >> 30,
+              " GiB of frames (", v.frames, " of ", v.width, "x", v.height, "); cut the clip shorter");
     v.rgb.insert(v.rgb.end(), rgb.rgb.begin(), rgb.rgb.end());
     ++v.frames;
     return !max_frames || v.frames < *max_frames;
@@ -111,7 +122,7 @@ std::optional<DecodedVideo> read_video(const std::string& path, std::optional<in
   return v;
 }
 
-std::optional<DecodedAudio> read_audio(const std::string& path) {
+std::optional<DecodedAudio> read_audio(const std::string& path, std::optional<double> max_seconds) {
   const std::string what = "cannot read the audio of " + path;
   const BestStream best = open_best_stream(path, AVMEDIA_TYPE_AUDIO, what);
   if (best.stream < 0) return std::nullopt;
@@ -119,19 +130,42 @@ std::optional<DecodedAudio> read_audio(const std::string& path) {
   const int stream = best.stream;
   const ff::CodecPtr c = ff::open_decoder(ic, stream, kDomain, what);
   DecodedAudio a;
-  a.sample_rate = c->sample_rate;
-  a.channels = c->ch_layout.nb_channels;
-  LTX_CHECK(a.sample_rate > 0 && a.channels > 0, kDomain, what, ": no sample rate or channel count");
-  // Every decoded frame converted to planar float at its own rate and layout (no resampling).
-  SwrContext* raw = nullptr;
-  ff::check_av(swr_alloc_set_opts2(&raw, &c->ch_layout, AV_SAMPLE_FMT_FLTP, c->sample_rate, &c->ch_layout,
-                                   c->sample_fmt, c->sample_rate, 0, nullptr),
-               kDomain, what);
-  std::unique_ptr<SwrContext, SwrFree> swr(raw);
-  ff::check_av(swr_init(swr.get()), kDomain, what);
-  std::vector<std::vector<float>> planes(static_cast<size_t>(a.channels));
-  std::vector<float*> out(planes.size());
+  int64_t wanted = 0;  // the samples per channel kept: max_seconds' worth, or all (up to kMaxAudioSamples)
+  // Every decoded frame converted to planar float at its own rate and layout (no resampling), the converter set up
+  // from the first frame; a stream whose later frames change format, layout or rate is refused (a converter fed
+  // another layout than it was made for reads past the frame).
+  std::unique_ptr<SwrContext, SwrFree> swr;
+  AVSampleFormat format = AV_SAMPLE_FMT_NONE;
+  struct Layout {
+    AVChannelLayout l{};
+    ~Layout() { av_channel_layout_uninit(&l); }
+  } first;
+  AVChannelLayout& layout = first.l;
+  std::vector<std::vector<float>> planes;
+  std::vector<float*> out;
   decode_stream(ic, stream, c.get(), what, [&](const AVFrame* f) {
+    if (!swr) {
+      a.sample_rate = f->sample_rate;
+      a.channels = f->ch_layout.nb_channels;
+      LTX_CHECK(a.sample_rate > 0 && a.channels > 0, kDomain, what, ": no sample rate or channel count");
+      const double bound = max_seconds ? std::ceil(*max_seconds * static_cast<double>(a.sample_rate)) : 0.0;
+      wanted = max_seconds && bound < 0x1p62 ? std::max<int64_t>(static_cast<int64_t>(bound), 1)
+                                             : std::numeric_limits<int64_t>::max();
+      format = static_cast<AVSampleFormat>(f->format);
+      ff::check_av(av_channel_layout_copy(&layout, &f->ch_layout), kDomain, what);
+      SwrContext* raw = nullptr;
+      ff::check_av(swr_alloc_set_opts2(&raw, &layout, AV_SAMPLE_FMT_FLTP, f->sample_rate, &layout, format,
+                                       f->sample_rate, 0, nullptr),
+                   kDomain, what);
+      swr.reset(raw);
+      ff::check_av(swr_init(swr.get()), kDomain, what);
+      planes.resize(static_cast<size_t>(a.channels));
+      out.resize(planes.size());
+    }
+    LTX_CHECK(f->format == format && f->sample_rate == a.sample_rate &&
+                  av_channel_layout_compare(&f->ch_layout, &layout) == 0,
+              kDomain, what, ": the stream changes sample format, rate or channels after ", planes[0].size(),
+              " samples");
     const int n = f->nb_samples;
     for (size_t ch = 0; ch < planes.size(); ++ch) {
       planes[ch].resize(planes[ch].size() + static_cast<size_t>(n));
@@ -141,7 +175,13 @@ std::optional<DecodedAudio> read_audio(const std::string& path) {
                                 const_cast<const uint8_t**>(f->extended_data), n);
     ff::check_av(got, kDomain, what);
     for (auto& p : planes) p.resize(p.size() - static_cast<size_t>(n - got));
-    return true;
+    const auto held = static_cast<int64_t>(planes[0].size());
+    LTX_CHECK(std::min(held, wanted) * a.channels <= kMaxAudioSamples, kDomain, what, ": longer than ",
+              kMaxAudioSamples / a.channels / a.sample_rate, " s at ", a.sample_rate, " Hz and ", a.channels,
+              " channels (", kMaxAudioSamples, " samples are read at most); give a shorter clip or a maximum duration");
+    if (held < wanted) return true;
+    for (auto& p : planes) p.resize(static_cast<size_t>(wanted));
+    return false;
   });
   for (const auto& p : planes) a.samples.insert(a.samples.end(), p.begin(), p.end());
   LTX_CHECK(a.length() > 0, kDomain, what, ": no sample decoded");

@@ -12,7 +12,9 @@
 namespace ltx::stages {
 
 AudioClip read_audio_clip(const std::string& path, double start, std::optional<double> max_duration) {
-  const std::optional<io::DecodedAudio> decoded = io::read_audio(path);
+  // Decoded no further than the clip's end (decode_audio_from_file stops there too).
+  const std::optional<io::DecodedAudio> decoded =
+      io::read_audio(path, max_duration ? std::optional<double>(start + *max_duration) : std::nullopt);
   LTX_CHECK(decoded.has_value(), "audio", path, " has no audio stream");
   return cut_audio_clip(*decoded, path, start, max_duration);
 }

@@ -28,12 +28,11 @@ RetakeSource probe_retake_source(const std::string& path) {
 RetakeSource read_retake_source(const std::string& path) {
   RetakeSource s = probe_retake_source(path);
   // load_video_conditioning: the decoded frames up to the stream's count (frame_cap).
-  std::optional<io::DecodedVideo> v = io::read_video(path);
+  std::optional<io::DecodedVideo> v = io::read_video(path, s.frames);
   LTX_CHECK(v.has_value(), "retake", path, " has no video stream");
   LTX_CHECK(v->frames >= s.frames && v->height == s.height && v->width == s.width, "retake", path, " decodes to ",
             v->frames, " frames of ", v->width, "x", v->height, " but its stream says ", s.frames, " of ", s.width, "x",
             s.height);
-  v->rgb.resize(static_cast<size_t>(s.frames * s.height * s.width * 3));  // the first s.frames frames
   // media_io.py load_video_conditioning at the file's own size: resize_and_center_crop is the identity, then
   // normalize_latent: x / 127.5 - 1 per channel, frames along dim 2.
   const int64_t plane = s.height * s.width;

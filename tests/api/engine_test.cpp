@@ -269,6 +269,47 @@ TEST_F(EngineDefaultModel, OutOfRangeRequestsNameFieldValueAndRange) {
   r = request(2);
   r.images = {ltx::ImageCondition{"/nonexistent/cat.png", 20, 2.0, 60}};
   rejected(r, {"frame 20", "0..16", "strength", "[0, 1]", "CRF 60", "0..51", "does not exist"});
+  r = request(2);
+  r.audio_guidance.stg = std::numeric_limits<float>::infinity();
+  r.audio_guidance.rescale = static_cast<float>(nan);
+  rejected(r, {"audio_guidance.stg must be a finite number, got inf", "audio_guidance.rescale", "nan"});
+  r = request(2);
+  r.video_guidance.stg_blocks = std::vector<int64_t>{-1};
+  r.video_guidance.skip_step = -2;
+  rejected(r, {"stg_blocks holds -1", ">= 0", "skip_step is -2", "0: never skip"});
+  r = request(2);
+  r.enhance_max_new_tokens = 0;
+  rejected(r, {"enhance_max_new_tokens", "[1, 8192]", "got 0"});
+  r = request(2);
+  r.distilled = true;
+  r.steps = 4;
+  rejected(r, {"steps (4)", "distilled"});
+  r = request(2);
+  r.conditioning_strength = 1.5;
+  rejected(r, {"conditioning_strength must be in [0, 1], got 1.5"});
+  const std::string wav = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/a2v_two_stage/input.wav";
+  r = request(2);
+  r.audio = ltx::AudioInput{wav, -1.0, 0.0};
+  rejected(r, {"audio start", ">= 0, got -1", "audio max_duration", "> 0, got 0"});
+  r.audio = ltx::AudioInput{wav, 0.0, 0.1};
+  rejected(r, {"audio max_duration 0.1 s is shorter than the video"});
+  const std::string mov = std::string(LTX_SOURCE_DIR) + "/tests/golden/pipeline/retake/input.mov";
+  r = request(2);
+  r.retake = ltx::RetakeInput{mov, 2.0, 1.0};
+  rejected(r, {"retake start and end", "0 <= start < end", "got 2 and 1"});
+  r.retake = ltx::RetakeInput{mov, nan, 1.0};
+  rejected(r, {"retake start and end", "finite", "got nan"});
+}
+
+TEST_F(EngineDefaultModel, SizesBeyondTheMemoryBudgetAreRefusedBeforeAnyStage) {
+  // --width 100032 --height 100032 once started denoising and ran until killed: the memory plan refuses it first,
+  // naming what fits.
+  ltx::GenerateRequest r = request(2);
+  r.width = r.height = 100032;
+  Heard heard;
+  expect_error([&] { engine_->generate(r, listen(heard, {})); }, ltx::ErrorCategory::OutOfMemory,
+               {"100032", "memory budget", "the largest size that fits"});
+  EXPECT_TRUE(heard.begun.empty()) << "a stage began for a size that cannot fit";
 }
 
 TEST_F(EngineDefaultModel, CancelledCallStopsFreesAndLeavesTheEngineUnchanged) {

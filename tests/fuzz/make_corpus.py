@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid inputs of each format, so that
-fuzzing starts from files the readers accept, and a few near misses. Standard library only; deterministic.
+fuzzing starts from files the readers accept, and a few near misses. Standard library only (the media seeds are
+made with the ffmpeg program where there is one); deterministic.
 
     python3 tests/fuzz/make_corpus.py
 """
@@ -8,7 +9,9 @@ fuzzing starts from files the readers accept, and a few near misses. Standard li
 from __future__ import annotations
 
 import json
+import shutil
 import struct
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -96,6 +99,36 @@ def write(target: str, name: str, data: bytes | str) -> None:
     (d / name).write_bytes(data.encode() if isinstance(data, str) else data)
 
 
+def media_seeds() -> None:
+    """Tiny clips of the containers and codecs users give (3 frames of 32x32, a tenth of a second of tone), made with
+    the ffmpeg program; skipped where it is missing (the committed seeds stay)."""
+    if shutil.which("ffmpeg") is None:
+        print("make_corpus: no ffmpeg program; media seeds left as they are")
+        return
+    video = ["-f", "lavfi", "-i", "testsrc=size=32x32:rate=24:duration=0.125"]
+    audio = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.1"]
+    clips = {
+        "h264_aac.mp4": video + audio + ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "16k"],
+        "ffv1_flac.mkv": video + audio + ["-c:v", "ffv1", "-c:a", "flac"],
+        "mjpeg_pcm.avi": video + audio + ["-c:v", "mjpeg", "-c:a", "pcm_s16le"],
+        "vp9_opus.webm": video + ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=0.1",
+                                  "-c:v", "libvpx-vp9", "-deadline", "realtime", "-c:a", "libopus", "-b:a", "8k"],
+        "png.mov": video + ["-c:v", "png"],
+        "tone.wav": audio + ["-c:a", "pcm_s16le"],
+        "tone_mono.mp3": audio + ["-c:a", "libmp3lame", "-b:a", "8k"],
+        "tone.ogg": audio + ["-c:a", "libvorbis"],
+    }
+    d = ROOT / "media"
+    d.mkdir(parents=True, exist_ok=True)
+    # A playlist naming another file: refused (io/ffmpeg_util.h kReadableFormats), never followed.
+    write("media", "playlist.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nh264_aac.mp4\n#EXT-X-ENDLIST\n")
+    for name, args in clips.items():
+        out = d / name
+        if subprocess.run(["ffmpeg", "-v", "error", "-y", *args, "-shortest", str(out)]).returncode != 0:
+            print(f"make_corpus: ffmpeg could not make {name}; skipped")
+            out.unlink(missing_ok=True)
+
+
 def main() -> None:
     write("safetensors", "two_tensors", safetensors(
         {"a": ("F32", [2, 3], f32([1, 2, 3, 4, 5, 6])), "b": ("BF16", [4], b"\x80\x3f" * 4)}, {"format": "pt"}))
@@ -154,6 +187,8 @@ def main() -> None:
 
     write("image", "rgb_8x6.png", png(8, 6))
     write("image", "rgb_5x3.bmp", bmp(5, 3))
+
+    media_seeds()
 
     write("noise_record", "two_draws", safetensors(
         {"noise.0000": ("F32", [1, 4], f32([0.1, -0.2, 0.3, 1.5])), "noise.0001": ("F32", [2], f32([0.5, 0.25]))},

@@ -17,6 +17,7 @@ LTX_FUZZ_TARGET(json_config);
 LTX_FUZZ_TARGET(tokenizer);
 LTX_FUZZ_TARGET(tokenizer_json);
 LTX_FUZZ_TARGET(image);
+LTX_FUZZ_TARGET(media);
 LTX_FUZZ_TARGET(noise_record);
 LTX_FUZZ_TARGET(lora);
 LTX_FUZZ_TARGET(request);
@@ -38,6 +39,7 @@ const Target kTargets[] = {
     {"tokenizer", ltx_fuzz_tokenizer},
     {"tokenizer_json", ltx_fuzz_tokenizer_json},
     {"image", ltx_fuzz_image},
+    {"media", ltx_fuzz_media},
     {"noise_record", ltx_fuzz_noise_record},
     {"lora", ltx_fuzz_lora},
     {"request", ltx_fuzz_request},

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "io/mp4_writer.h"
 #include "io/safetensors.h"
@@ -54,6 +57,62 @@ TEST(Generate, NonFiniteLatentsStopTheRunAtTheirStep) {
     EXPECT_NE(m.find("after step "), std::string::npos) << m;
     EXPECT_NE(m.find(" of 2 of denoising"), std::string::npos) << m;
   }
+}
+
+TEST(Generate, NonFiniteLatentsStopTheSecondOrderSamplerToo) {
+  Engine engine(test::tiny_engine_options());
+  GenerateRequest r = test::tiny_generate_request();
+  r.sampler = Sampler::Res2s;
+  r.video_guidance.cfg = 3.0e38f;
+  r.video_guidance.rescale = 0.0f;
+  try {
+    engine.generate(r);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(e.component(), "denoise") << m;
+    EXPECT_NE(m.find("latents hold"), std::string::npos) << m;
+    EXPECT_NE(m.find("after step "), std::string::npos) << m;
+  }
+}
+
+// The tiny checkpoint with one tensor's values replaced by NaN, in `dir`.
+std::string poisoned_checkpoint(const fs::path& dir, const std::string& poisoned) {
+  const SafetensorsFile file = SafetensorsFile::open(kCase + "weights.safetensors");
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (const TensorInfo& info : file.tensors()) {
+    Tensor t = file.get(info.name);
+    if (info.name == poisoned)
+      t = Tensor::from_floats(DType::F32, info.shape,
+                              std::vector<float>(static_cast<size_t>(info.shape.numel()), std::nanf("")));
+    tensors.emplace_back(info.name, t);
+  }
+  const std::string path = (dir / "poisoned.safetensors").string();
+  write_safetensors(path, tensors, file.metadata());
+  return path;
+}
+
+TEST(Generate, NonFiniteDecodedMediaStopTheRunAfterTheirDecoder) {
+  // Latents that stay finite through corrupt decoder weights: the run stops after the decoder that made the NaN,
+  // naming it, with nothing returned to save.
+  const fs::path dir = temp_dir("poisoned");
+  for (const auto& [tensor, what, where] :
+       {std::tuple{"vae.decoder.conv_out.conv.bias", "the decoded video", "after the video VAE"},
+        std::tuple{"vocoder.bwe_generator.conv_post.weight", "the decoded audio", "after the vocoder"}}) {
+    EngineOptions o = test::tiny_engine_options();
+    o.checkpoint = poisoned_checkpoint(dir, tensor);
+    Engine engine(o);
+    try {
+      engine.generate(test::tiny_generate_request());
+      ADD_FAILURE() << "no error with " << tensor << " poisoned";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(e.component(), "decode") << m;
+      EXPECT_NE(m.find(std::string(what) + " hold"), std::string::npos) << m;
+      EXPECT_NE(m.find(where), std::string::npos) << m;
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Generate, TinyOneStageWritesH264AndAac) {
