@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "core/error.h"
 
 extern "C" {
 #include <libavutil/avstring.h>
+#include <libavutil/mem.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -29,7 +31,11 @@ const char* const kReadableFormats =
 
 namespace {
 
-constexpr int64_t kMaxPictureSide = 16384, kMaxPicturePixels = int64_t{1} << 26;
+// 2^25 pixels: an 8K UHD frame (7680x4320) fits; its largest buffer, 16-bit RGBA, is 256 MiB.
+constexpr int64_t kMaxPictureSide = 16384, kMaxPicturePixels = int64_t{1} << 25;
+// The most one FFmpeg allocation may take (av_max_alloc, process-wide; FFmpeg's default is 2 GiB): demuxers allocate
+// what a header claims before reading it (a 200-byte WAV's INFO chunk claiming 1 GiB was a gigabyte memset).
+constexpr size_t kMaxFfmpegAllocation = size_t{512} << 20;
 
 // The demuxer FFmpeg's probe would pick for the file's first bytes (nothing opened but the file); "" when none.
 std::string probed_format(const std::string& path) {
@@ -47,6 +53,8 @@ std::string probed_format(const std::string& path) {
 }  // namespace
 
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what) {
+  static std::once_flag limited;
+  std::call_once(limited, [] { av_max_alloc(kMaxFfmpegAllocation); });
   AVFormatContext* raw = avformat_alloc_context();
   LTX_CHECK(raw != nullptr, domain, what, ": out of memory");
   AVDictionary* options = nullptr;

@@ -44,9 +44,10 @@ void check_av(int code, const char* domain, const std::string& what);
 extern const char* const kReadableFormats;
 
 // Opens a file (or an image-sequence pattern such as dir/frame_%05d.png) of one of kReadableFormats through the
-// file protocol only, and reads its stream info. A file of another format is refused naming the format it is.
+// file protocol only, and reads its stream info. A file of another format is refused naming the format it is. The
+// first call caps any one FFmpeg allocation at 512 MiB for the process (headers claim sizes before they are read).
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what);
-// Refuses a picture larger than 16384 a side or 64 Mpixel (an 8K frame is 33 Mpixel) before anything is decoded at
+// Refuses a picture larger than 16384 a side or 2^25 pixels (8K UHD fits) before anything is decoded at
 // that size: a decoder allocates what a hostile header claims (a 100-byte BMP may claim 2053x49411 pixels).
 void check_picture_size(int64_t width, int64_t height, const char* domain, const std::string& what);
 // A decoder opened for `stream` of `ic`.
