@@ -9,6 +9,7 @@
 
 extern "C" {
 #include <libavutil/avstring.h>
+#include <libavutil/log.h>
 #include <libavutil/mem.h>
 #include <libavutil/pixdesc.h>
 }
@@ -54,7 +55,11 @@ std::string probed_format(const std::string& path) {
 
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what) {
   static std::once_flag limited;
-  std::call_once(limited, [] { av_max_alloc(kMaxFfmpegAllocation); });
+  std::call_once(limited, [] {
+    av_max_alloc(kMaxFfmpegAllocation);
+    // FFmpeg's own log would repeat, less clearly, what the thrown error says.
+    if (av_log_get_level() > AV_LOG_FATAL) av_log_set_level(AV_LOG_FATAL);
+  });
   AVFormatContext* raw = avformat_alloc_context();
   LTX_CHECK(raw != nullptr, domain, what, ": out of memory");
   AVDictionary* options = nullptr;

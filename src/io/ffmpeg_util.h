@@ -45,7 +45,8 @@ extern const char* const kReadableFormats;
 
 // Opens a file (or an image-sequence pattern such as dir/frame_%05d.png) of one of kReadableFormats through the
 // file protocol only, and reads its stream info. A file of another format is refused naming the format it is. The
-// first call caps any one FFmpeg allocation at 512 MiB for the process (headers claim sizes before they are read).
+// first call caps any one FFmpeg allocation at 512 MiB for the process (headers claim sizes before they are read)
+// and quiets FFmpeg's log to fatal messages (the thrown errors say what went wrong).
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what);
 // Refuses a picture larger than 16384 a side or 2^25 pixels (8K UHD fits) before anything is decoded at
 // that size: a decoder allocates what a hostile header claims (a 100-byte BMP may claim 2053x49411 pixels).

@@ -10,7 +10,6 @@
 
 extern "C" {
 #include <libavutil/channel_layout.h>
-#include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 }
@@ -47,18 +46,12 @@ void decode_stream(AVFormatContext* ic, int stream, AVCodecContext* c, const std
     if (!on_frame(frame.get())) return;
 }
 
-// FFmpeg's own log would repeat, less clearly, what the thrown error says.
-void quiet_ffmpeg() {
-  if (av_log_get_level() > AV_LOG_FATAL) av_log_set_level(AV_LOG_FATAL);
-}
-
 // The file opened and its best stream of `type`; stream -1 when it has none.
 struct BestStream {
   ff::InputPtr input;
   int stream = -1;
 };
 BestStream open_best_stream(const std::string& path, AVMediaType type, const std::string& what) {
-  quiet_ffmpeg();
   BestStream b{ff::open_input(path, kDomain, what)};
   const int stream = av_find_best_stream(b.input.get(), type, -1, -1, nullptr, 0);
   if (stream == AVERROR_STREAM_NOT_FOUND) return b;
