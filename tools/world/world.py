@@ -101,9 +101,15 @@ def trajectory(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.n
 
 
 def shape_mask(shape: str, x: float, y: float) -> np.ndarray:
-    """[HEIGHT, WIDTH] coverage in [0, 1] of the shape centred at (x, y), anti-aliased by 4x4 supersampling."""
-    s = 4
-    yy, xx = np.mgrid[0:HEIGHT * s, 0:WIDTH * s]
+    """[HEIGHT, WIDTH] coverage in [0, 1] of the shape centred at (x, y), anti-aliased by 4x4 supersampling (over
+    the shape's bounding box only)."""
+    s, reach = 4, RADIUS + 2
+    out = np.zeros((HEIGHT, WIDTH), np.float64)
+    x0, x1 = max(int(x - reach), 0), min(int(x + reach) + 1, WIDTH)
+    y0, y1 = max(int(y - reach), 0), min(int(y + reach) + 1, HEIGHT)
+    if x0 >= x1 or y0 >= y1:
+        return out
+    yy, xx = np.mgrid[y0 * s:y1 * s, x0 * s:x1 * s]
     px, py = (xx + 0.5) / s - x, (yy + 0.5) / s - y
     if shape == "circle":
         inside = px * px + py * py <= RADIUS * RADIUS
@@ -114,7 +120,8 @@ def shape_mask(shape: str, x: float, y: float) -> np.ndarray:
         top, bottom = -RADIUS, RADIUS * 0.8
         frac = (py - top) / (bottom - top)
         inside = (py >= top) & (py <= bottom) & (np.abs(px) <= frac * RADIUS * 1.1)
-    return inside.reshape(HEIGHT, s, WIDTH, s).mean(axis=(1, 3))
+    out[y0:y1, x0:x1] = inside.reshape(y1 - y0, s, x1 - x0, s).mean(axis=(1, 3))
+    return out
 
 
 def render_frames(scene: Scene, x: np.ndarray, y: np.ndarray) -> np.ndarray:
