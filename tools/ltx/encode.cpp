@@ -1,7 +1,9 @@
-// `ltx encode PROMPT... [--prompts-file FILE] --text-encoder GEMMA --checkpoint FILE --out FILE [--hidden-states]
-//  [--precision validation|production]`: the DiT's video and audio text contexts for each prompt (Gemma-3, the
-// checkpoint's feature extractor and embeddings connectors), written to one safetensors file as
-// `prompt.<i>.video_context`, `prompt.<i>.audio_context` and, with --hidden-states, `prompt.<i>.hidden_states.<l>`.
+// `ltx encode PROMPT... [--prompts-file FILE] --text-encoder GEMMA --checkpoint FILE --out FILE [--hidden-states
+//  [--unpadded]] [--precision validation|production]`: the DiT's video and audio text contexts for each prompt
+// (Gemma-3, the checkpoint's feature extractor and embeddings connectors), written to one safetensors file as
+// `prompt.<i>.video_context`, `prompt.<i>.audio_context` and, with --hidden-states, `prompt.<i>.hidden_states.<l>`:
+// [1, max_length, D] left-padded (zeros at the pads, which the feature extractor zeroes anyway), or with --unpadded
+// the prompt's own n tokens only, [1, n, D] (the last n columns; tools/world/train.py keeps thousands of them).
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -26,11 +28,17 @@ std::vector<std::string> read_prompt_lines(const std::string& path) {
   return prompts;
 }
 
+int64_t count_ones(const Tensor& mask) {
+  int64_t n = 0;
+  for (const float v : mask.to_floats()) n += v != 0.0f;
+  return n;
+}
+
 }  // namespace
 
 int encode(Args args) {
   std::string text_encoder, checkpoint, out;
-  bool hidden = false;
+  bool hidden = false, unpadded = false;
   DType compute = DType::F32;
   std::vector<std::string> prompts;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -47,6 +55,8 @@ int encode(Args args) {
       out = value();
     else if (a == "--hidden-states")
       hidden = true;
+    else if (a == "--unpadded")
+      unpadded = true;
     else if (a == "--prompts-file")
       for (auto& p : read_prompt_lines(value())) prompts.push_back(p);
     else if (a == "--precision") {
@@ -60,8 +70,9 @@ int encode(Args args) {
   }
   LTX_CHECK(!text_encoder.empty() && !checkpoint.empty() && !out.empty(), "encode",
             "usage: ltx encode PROMPT... [--prompts-file FILE] --text-encoder GEMMA(.gguf|folder) --checkpoint "
-            "FILE --out FILE [--hidden-states] [--precision validation|production]");
+            "FILE --out FILE [--hidden-states [--unpadded]] [--precision validation|production]");
   LTX_CHECK(!prompts.empty(), "encode", "no prompt given");
+  LTX_CHECK(!unpadded || hidden, "encode", "--unpadded applies to --hidden-states");
 
   const auto source = open_safetensors(checkpoint);
   const Json config = metadata_json(*source, "config");
@@ -75,8 +86,12 @@ int encode(Args args) {
     const std::string p = "prompt." + std::to_string(i) + ".";
     tensors.emplace_back(p + "video_context", c.video);
     tensors.emplace_back(p + "audio_context", c.audio);
+    // The prompt's own tokens: the last n of the left-padded columns, n from the tokenizer's mask.
+    const int64_t columns = encoder->max_length();
+    const int64_t n = unpadded ? count_ones(encoder->tokenizer().encode_batch({prompts[i]}, columns).mask) : columns;
     for (size_t l = 0; l < c.hidden_states.size(); ++l)
-      tensors.emplace_back(p + "hidden_states." + std::to_string(l), c.hidden_states[l]);
+      tensors.emplace_back(p + "hidden_states." + std::to_string(l),
+                           c.hidden_states[l].slice(1, columns - n, columns).contiguous());
     prompt_list.push_back(prompts[i]);
   }
   write_safetensors(out, tensors, {{"prompts", prompt_list.dump()}, {"producer", "ltx encode"}});
