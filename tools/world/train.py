@@ -13,6 +13,11 @@ Stages (in order; later ones read the earlier ones' weights):
               the same way; its statistics over the patchified latent's features.
   vocoder     BigVGAN with bandwidth extension, log-mel (of the true sound) to 48 kHz stereo, by a multi-resolution
               STFT loss plus L1 on the waveform.
+  captions    (not a training stage) Gemma 3 270M's hidden states of three paraphrases of every training scene and of
+              the default negative prompt, through `ltx encode --hidden-states --unpadded` (--ltx, --gemma,
+              --checkpoint), kept as bf16.
+  dit         the transformer with the feature extractor and the connectors, by flow matching on the frozen VAEs'
+              latents (see train_dit).
 
 Needs torch and ltx-core (tools/reference/requirements.txt); ltx-core's sources may be given by LTX_CORE_SRC (a
 folder holding ltx_core/).
@@ -21,6 +26,7 @@ folder holding ltx_core/).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -204,13 +210,14 @@ def train_audio_vae(state: Path, minutes: float) -> None:
 
 
 def stft_loss(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """Multi-resolution STFT magnitude loss (spectral convergence + log magnitude), the usual vocoder objective."""
+    """Multi-resolution STFT magnitude loss (L1 on magnitudes and on log magnitudes; not spectral convergence, which
+    divides by the target's norm: the world's still scenes are silent)."""
     total = torch.zeros(())
     for n_fft, hop in ((2048, 512), (1024, 256), (512, 128), (256, 64)):
         window = torch.hann_window(n_fft)
         a = torch.stft(y.reshape(-1, y.shape[-1]), n_fft, hop, window=window, return_complex=True).abs()
         b = torch.stft(x.reshape(-1, x.shape[-1]), n_fft, hop, window=window, return_complex=True).abs()
-        total = total + torch.norm(a - b) / torch.norm(b).clamp_min(1e-5)
+        total = total + torch.mean(torch.abs(a - b))
         total = total + torch.mean(torch.abs(torch.log(a.clamp_min(1e-5)) - torch.log(b.clamp_min(1e-5))))
     return total
 
@@ -218,8 +225,16 @@ def stft_loss(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 def train_vocoder(state: Path, minutes: float) -> None:
     from ltx_core.model.audio_vae import VocoderConfigurator
 
+    sys.path.insert(0, str(HERE.parent / "reference"))
+    from make_audio_goldens import fill_mel_stft
+
     torch.manual_seed(300)
     vocoder = VocoderConfigurator.from_config(CONFIG)
+    fill_mel_stft(vocoder)  # the BWE's STFT and mel buffers: torch.zeros in ltx-core, stored in real checkpoints
+    with torch.no_grad():  # torch's default init saturates the final clamp(-1, 1), where no gradient flows
+        for name, p in vocoder.named_parameters():
+            if name.endswith("conv_post.weight"):
+                p.mul_(0.05)
     stage = Stage("vocoder", state, {"vocoder": vocoder}, lr=5e-4, seed=301)
     processor = mel_processor()
 
@@ -232,19 +247,225 @@ def train_vocoder(state: Path, minutes: float) -> None:
     stage.run(minutes, step)
 
 
-STAGES = {"video_vae": train_video_vae, "audio_vae": train_audio_vae, "vocoder": train_vocoder}
+# ---------------------------------------------------------------------------------------------------------------
+# Captions through Gemma
+
+
+CAPTION_VARIANTS = 3  # paraphrases per training scene (of world.caption's 48)
+GEMMA_STATES, GEMMA_WIDTH = 19, 640  # the 270M's hidden states (layers + 1) and width
+
+
+def default_negative_prompt() -> str:
+    """The engine's default negative prompt (src/pipeline/params.cpp default_negative_prompt, the official one): the
+    unconditional text CFG contrasts with, so the model is trained on it as the null caption."""
+    source = (HERE.parent.parent / "src/pipeline/params.cpp").read_text()
+    body = source[source.index("default_negative_prompt() {"):]
+    body = body[:body.index(";")]
+    import re
+    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body))
+
+
+def training_captions() -> list[str]:
+    rng = random.Random(400)
+    captions = [default_negative_prompt()]
+    for scene in TRAIN_SCENES:
+        captions += [world.caption(scene, v) for v in rng.sample(range(48), CAPTION_VARIANTS)]
+    return captions
+
+
+def train_captions(state: Path, ltx: str, gemma: str, checkpoint: str) -> None:
+    """Gemma's hidden states of every training caption (`ltx encode --hidden-states --unpadded`, production
+    precision as the default runs), their own tokens only, as the bf16 they are (float16 overflows: the 270M's
+    middle layers reach 1e5): STATE/captions.npy [tokens, 19, 640] of bf16 bits (uint16) and STATE/captions.json
+    (caption -> first row, count)."""
+    import subprocess
+    import tempfile
+
+    from safetensors.torch import load_file
+
+    captions = training_captions()
+    rows, index, at = [], {}, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for start in range(0, len(captions), 200):
+            chunk = captions[start:start + 200]
+            prompts, out = Path(tmp) / "prompts.txt", Path(tmp) / "states.safetensors"
+            prompts.write_text("\n".join(chunk) + "\n")
+            subprocess.run([ltx, "encode", "--prompts-file", str(prompts), "--text-encoder", gemma, "--checkpoint",
+                            checkpoint, "--out", str(out), "--hidden-states", "--unpadded", "--precision",
+                            "production"], check=True, stdout=subprocess.DEVNULL)
+            tensors = load_file(str(out))
+            for i, text in enumerate(chunk):
+                states = torch.stack([tensors[f"prompt.{i}.hidden_states.{l}"][0].to(torch.bfloat16)
+                                      for l in range(GEMMA_STATES)], dim=1)
+                rows.append(states.view(torch.int16).numpy().view(np.uint16))
+                index[text] = [at, states.shape[0]]
+                at += states.shape[0]
+            print(f"captions: {start + len(chunk)} of {len(captions)}", flush=True)
+    np.save(state / "captions.npy", np.concatenate(rows))
+    (state / "captions.json").write_text(json.dumps(index))
+
+
+class CaptionStates:
+    """The stored hidden states, as the engine feeds them: left-padded to 1024 columns, zeros at the pads."""
+
+    def __init__(self, state: Path, columns: int = 1024):
+        self.states = np.load(state / "captions.npy", mmap_mode="r")
+        self.index = json.loads((state / "captions.json").read_text())
+        self.columns = columns
+
+    def batch(self, captions: list[str]) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+        """(19 tensors [B, columns, 640], mask [B, columns])."""
+        out = np.zeros((len(captions), self.columns, GEMMA_STATES, GEMMA_WIDTH), np.float32)
+        mask = np.zeros((len(captions), self.columns), np.int64)
+        for b, text in enumerate(captions):
+            first, n = self.index[text]
+            bits = self.states[first:first + n].astype(np.uint32) << 16  # bf16 -> f32, exactly
+            out[b, self.columns - n:] = bits.view(np.float32)
+            mask[b, self.columns - n:] = 1
+        t = torch.from_numpy(out)
+        return tuple(t[:, :, l] for l in range(GEMMA_STATES)), torch.from_numpy(mask)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The transformer, the feature extractor and the connectors
+
+
+def text_modules() -> torch.nn.Module:
+    """ltx-core's EmbeddingsProcessor for the 270M's states: the V2 feature extractor (per-token RMS norm, one
+    aggregate embed per modality) sized for 19 x 640 instead of the 12B's 49 x 3840 that its configurator assumes,
+    and the connectors as configured."""
+    from ltx_core.text_encoders.gemma.embeddings_connector import (
+        AudioEmbeddings1DConnectorConfigurator,
+        Embeddings1DConnectorConfigurator,
+    )
+    from ltx_core.text_encoders.gemma.embeddings_processor import EmbeddingsProcessor
+    from ltx_core.text_encoders.gemma.feature_extractor import FeatureExtractorV2
+
+    t = CONFIG["transformer"]
+    flat = GEMMA_STATES * GEMMA_WIDTH
+    extractor = FeatureExtractorV2(
+        video_aggregate_embed=torch.nn.Linear(flat, t["num_attention_heads"] * t["attention_head_dim"]),
+        embedding_dim=GEMMA_WIDTH,
+        audio_aggregate_embed=torch.nn.Linear(flat, t["audio_num_attention_heads"] * t["audio_attention_head_dim"]))
+    return EmbeddingsProcessor(feature_extractor=extractor,
+                               video_connector=Embeddings1DConnectorConfigurator.from_config(CONFIG),
+                               audio_connector=AudioEmbeddings1DConnectorConfigurator.from_config(CONFIG))
+
+
+def frozen_encoders(state: Path) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """The trained video and audio VAE encoders with their measured statistics, frozen."""
+    video, audio = video_vae_modules()["encoder"], audio_vae_modules()["encoder"]
+    video.load_state_dict(torch.load(state / "video_vae.pt", weights_only=False)["modules"]["encoder"])
+    audio.load_state_dict(torch.load(state / "audio_vae.pt", weights_only=False)["modules"]["encoder"])
+    for module, name in ((video, "video_vae"), (audio, "audio_vae")):
+        stats = torch.load(state / f"{name}_statistics.pt")
+        for k, v in stats.items():
+            module.per_channel_statistics.get_buffer(k).copy_(v)
+        module.eval().requires_grad_(False)
+    return video, audio
+
+
+def latent_tools(batch: int, video_shape: tuple[int, ...], audio_shape: tuple[int, ...]):
+    """ltx-core's latent tools for the default's clip (positions as the pipelines compute them)."""
+    from ltx_core.components.patchifiers import AudioPatchifier, VideoLatentPatchifier
+    from ltx_core.tools import AudioLatentTools, VideoLatentTools
+    from ltx_core.types import AudioLatentShape, VideoLatentShape
+
+    video = VideoLatentTools(VideoLatentPatchifier(patch_size=1), VideoLatentShape(batch, *video_shape), world.FPS)
+    audio = AudioLatentTools(AudioPatchifier(patch_size=1), AudioLatentShape(batch, *audio_shape))
+    return video, audio
+
+
+def audio_latent_frames() -> int:
+    """The audio latent frames the pipelines make for the clip's duration (AudioLatentShape.from_duration)."""
+    from ltx_core.types import AudioLatentShape
+
+    return AudioLatentShape.from_duration(batch=1, duration=world.FRAMES / world.FPS).frames
+
+
+def train_dit(state: Path, minutes: float) -> None:
+    """Flow matching (x_t = (1 - s) x0 + s eps, the velocity eps - x0 as target, s logit-normal) on the frozen VAEs'
+    latents of training clips, one caption per clip from its stored paraphrases (the negative prompt instead one
+    time in ten: CFG's unconditional), the first latent frame kept clean one time in four (image-to-video: those
+    tokens get timestep 0 and no loss, as an image condition at frame 0 makes them)."""
+    from ltx_core.guidance.perturbations import BatchedPerturbationConfig
+    from ltx_core.model.transformer.model_configurator import LTXModelConfigurator
+    from ltx_core.model.transformer.modality import Modality
+
+    video_encoder, audio_encoder = frozen_encoders(state)
+    processor = mel_processor()
+    captions = CaptionStates(state)
+    by_scene = {}
+    rng = random.Random(400)
+    for scene in TRAIN_SCENES:
+        by_scene[scene] = [world.caption(scene, v) for v in rng.sample(range(48), CAPTION_VARIANTS)]
+    negative = default_negative_prompt()
+    torch.manual_seed(500)
+    modules = {"transformer": LTXModelConfigurator.from_config(CONFIG), "text": text_modules()}
+    with torch.no_grad():  # ltx-core leaves the AdaLN tables torch.empty: randn / sqrt(dim), as LTX-Video initialized them
+        for name, p in modules["transformer"].named_parameters():
+            if "scale_shift_table" in name:
+                p.copy_(torch.randn_like(p) / p.shape[-1] ** 0.5)
+    stage = Stage("dit", state, modules, lr=3e-4, seed=501)
+    frames = audio_latent_frames()
+
+    def step(s: Stage) -> torch.Tensor:
+        b = 4
+        clips = [world.make_clip(s.rng.choice(TRAIN_SCENES), s.rng.randrange(1 << 30)) for _ in range(b)]
+        with torch.no_grad():
+            pixels = torch.from_numpy(np.stack([c.frames for c in clips]).astype(np.float32) / 127.5 - 1.0)
+            z_video = video_encoder(pixels.permute(0, 4, 1, 2, 3))
+            z_audio = audio_encoder(log_mel(processor, torch.from_numpy(np.stack([c.audio for c in clips]))))
+            z_audio = torch.nn.functional.pad(z_audio, (0, 0, 0, max(0, frames - z_audio.shape[2])))[:, :, :frames]
+        texts = [negative if s.rng.random() < 0.1 else s.rng.choice(by_scene[c.scene]) for c in clips]
+        # One caption at a time, as the pipelines encode prompts (the connectors' register fill takes batch 1).
+        encoded = [modules["text"].process_hidden_states(*captions.batch([t])) for t in texts]
+        video_context = torch.cat([e.video_encoding for e in encoded])
+        audio_context = torch.cat([e.audio_encoding for e in encoded])
+        video_tools, audio_tools = latent_tools(b, tuple(z_video.shape[1:]), tuple(z_audio.shape[1:]))
+        v_state = video_tools.create_initial_state("cpu", torch.float32, z_video)
+        a_state = audio_tools.create_initial_state("cpu", torch.float32, z_audio)
+        sigma = torch.sigmoid(torch.randn(b))
+        keep_first = torch.tensor([s.rng.random() < 0.25 for _ in range(b)])
+        tokens_per_frame = z_video.shape[3] * z_video.shape[4]
+        v_mask = torch.ones(b, v_state.latent.shape[1])
+        v_mask[keep_first, :tokens_per_frame] = 0.0
+        v_noise, a_noise = torch.randn_like(v_state.latent), torch.randn_like(a_state.latent)
+        v_sigma = sigma[:, None, None] * v_mask[..., None]
+        v_noisy = (1 - v_sigma) * v_state.latent + v_sigma * v_noise
+        a_noisy = (1 - sigma[:, None, None]) * a_state.latent + sigma[:, None, None] * a_noise
+        # Modality as modality_from_latent_state builds it, with a sigma per clip: timesteps = denoise mask x sigma.
+        video = Modality(latent=v_noisy, sigma=sigma, timesteps=v_mask[..., None] * sigma[:, None, None],
+                         positions=v_state.positions, context=video_context)
+        audio = Modality(latent=a_noisy, sigma=sigma, timesteps=torch.ones_like(a_noisy[..., :1]) * sigma[:, None, None],
+                         positions=a_state.positions, context=audio_context)
+        v_velocity, a_velocity = modules["transformer"](video, audio, BatchedPerturbationConfig.empty(b))
+        v_err = ((v_velocity - (v_noise - v_state.latent)) ** 2).mean(dim=-1)
+        a_err = ((a_velocity - (a_noise - a_state.latent)) ** 2).mean()
+        return (v_err * v_mask).sum() / v_mask.sum() + a_err
+
+    stage.run(minutes, step)
+
+
+STAGES = {"video_vae": train_video_vae, "audio_vae": train_audio_vae, "vocoder": train_vocoder, "dit": train_dit}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stage", choices=list(STAGES))
+    ap.add_argument("stage", choices=[*STAGES, "captions"])
+    ap.add_argument("--ltx", help="captions: the ltx binary")
+    ap.add_argument("--gemma", help="captions: the Gemma 3 270M GGUF")
+    ap.add_argument("--checkpoint", help="captions: any checkpoint of the default's config (for ltx encode)")
     ap.add_argument("--state", type=Path, required=True, help="the folder of the stages' saved states")
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     args.state.mkdir(parents=True, exist_ok=True)
-    STAGES[args.stage](args.state, args.minutes)
+    if args.stage == "captions":
+        train_captions(args.state, args.ltx, args.gemma, args.checkpoint)
+    else:
+        STAGES[args.stage](args.state, args.minutes)
 
 
 if __name__ == "__main__":
