@@ -34,6 +34,8 @@ namespace {
 
 // 2^25 pixels: an 8K UHD frame (7680x4320) fits; its largest buffer, 16-bit RGBA, is 256 MiB.
 constexpr int64_t kMaxPictureSide = 16384, kMaxPicturePixels = int64_t{1} << 25;
+// Pictures up to a megapixel are read from files of any size; larger ones need a byte per 1024 pixels.
+constexpr int64_t kSmallPicturePixels = int64_t{1} << 20, kMaxPixelsPerByte = 1024;
 // The most one FFmpeg allocation may take (av_max_alloc, process-wide; FFmpeg's default is 2 GiB): demuxers allocate
 // what a header claims before reading it (a 200-byte WAV's INFO chunk claiming 1 GiB was a gigabyte memset).
 constexpr size_t kMaxFfmpegAllocation = size_t{512} << 20;
@@ -89,10 +91,18 @@ CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain,
   return c;
 }
 
-void check_picture_size(int64_t width, int64_t height, const char* domain, const std::string& what) {
-  LTX_CHECK(width <= kMaxPictureSide && height <= kMaxPictureSide && width * height <= kMaxPicturePixels, domain, what,
+void check_picture_size(const AVFormatContext* ic, int stream, const char* domain, const std::string& what) {
+  const AVCodecParameters* par = ic->streams[stream]->codecpar;
+  const int64_t width = par->width, height = par->height, pixels = width * height;
+  LTX_CHECK(width <= kMaxPictureSide && height <= kMaxPictureSide && pixels <= kMaxPicturePixels, domain, what,
             ": its header states ", width, "x", height, " pixels; at most ", kMaxPictureSide, " a side and ",
             kMaxPicturePixels, " pixels are read");
+  // No real encoding stores a large picture in a few bytes (deflate's best is 1032:1 on bytes, a third of
+  // kMaxPixelsPerByte): a 55-byte BMP claiming 1927x12491 made FFmpeg fill 24 Mpixel from nothing.
+  const int64_t bytes = ic->pb != nullptr ? avio_size(ic->pb) : -1;
+  LTX_CHECK(bytes <= 0 || pixels <= kSmallPicturePixels || pixels <= bytes * kMaxPixelsPerByte, domain, what,
+            ": its header states ", width, "x", height, " pixels in a file of ", bytes,
+            " bytes, more than any real encoding holds (", kMaxPixelsPerByte, " pixels a byte); the file is damaged");
 }
 
 RgbImage frame_to_rgb(const AVFrame* f, const char* domain, const std::string& what) {

@@ -48,9 +48,10 @@ extern const char* const kReadableFormats;
 // first call caps any one FFmpeg allocation at 512 MiB for the process (headers claim sizes before they are read)
 // and quiets FFmpeg's log to fatal messages (the thrown errors say what went wrong).
 InputPtr open_input(const std::string& path, const char* domain, const std::string& what);
-// Refuses a picture larger than 16384 a side or 2^25 pixels (8K UHD fits) before anything is decoded at
-// that size: a decoder allocates what a hostile header claims (a 100-byte BMP may claim 2053x49411 pixels).
-void check_picture_size(int64_t width, int64_t height, const char* domain, const std::string& what);
+// Refuses the picture `stream` of `ic` states before anything is decoded at that size: larger than 16384 a side or
+// 2^25 pixels (8K UHD fits), or over a megapixel from a file of less than a byte per 1024 pixels (no real encoding
+// compresses that far). A decoder allocates what a hostile header claims (a 100-byte BMP may claim 2053x49411).
+void check_picture_size(const AVFormatContext* ic, int stream, const char* domain, const std::string& what);
 // A decoder opened for `stream` of `ic`.
 CodecPtr open_decoder(const AVFormatContext* ic, int stream, const char* domain, const std::string& what);
 

@@ -29,8 +29,7 @@ RgbImage read_image(const std::string& path) {
   const ff::InputPtr ic = ff::open_input(path, kDomain, what);
   const int stream = av_find_best_stream(ic.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   check_av(stream, kDomain, what + " (no image in it)");
-  const AVCodecParameters* par = ic->streams[stream]->codecpar;
-  ff::check_picture_size(par->width, par->height, kDomain, what);
+  ff::check_picture_size(ic.get(), stream, kDomain, what);
   const CodecPtr c = ff::open_decoder(ic.get(), stream, kDomain, what);
   FramePtr frame(av_frame_alloc());
   PacketPtr pkt(av_packet_alloc());

@@ -91,8 +91,7 @@ std::optional<DecodedVideo> read_video(const std::string& path, std::optional<in
   if (best.stream < 0) return std::nullopt;
   AVFormatContext* ic = best.input.get();
   const int stream = best.stream;
-  const AVCodecParameters* par = ic->streams[stream]->codecpar;
-  ff::check_picture_size(par->width, par->height, kDomain, what);
+  ff::check_picture_size(ic, stream, kDomain, what);
   const ff::CodecPtr c = ff::open_decoder(ic, stream, kDomain, what);
   DecodedVideo v;
   const AVRational rate = ic->streams[stream]->avg_frame_rate;

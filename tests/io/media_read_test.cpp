@@ -1,10 +1,12 @@
-// read_video / read_audio on hostile and bounded reads: a playlist naming another file is refused, never followed;
-// the bounds a caller gives stop the decoding there. The clips are the media fuzz target's seeds
-// (tests/fuzz/make_corpus.py: 3 frames of 32x32 at 24 fps, a tenth of a second of 440 Hz at 16 kHz).
+// read_video / read_audio / read_image on hostile and bounded reads: a playlist naming another file is refused, never
+// followed; a picture its file could not hold is refused; the bounds a caller gives stop the decoding there. The clips
+// are the media fuzz target's seeds (tests/fuzz/make_corpus.py: 3 frames of 32x32 at 24 fps, a tenth of a second of 440
+// Hz at 16 kHz).
 #include "io/media_read.h"
 
 #include <gtest/gtest.h>
 
+#include "io/image_read.h"
 #include "test_files.h"
 
 namespace ltx {
@@ -45,6 +47,13 @@ TEST(MediaRead, BoundsStopTheDecoding) {
   // The same samples as the whole read's first.
   for (int64_t i = 0; i < part->length(); ++i)
     ASSERT_EQ(part->samples[static_cast<size_t>(i)], whole->samples[static_cast<size_t>(i)]);
+}
+
+TEST(MediaRead, PicturesLargerThanTheirFileCouldHoldAreRefused) {
+  // Fuzzing's find: 55 bytes of RLE BMP claiming 1927x12491 pixels, which FFmpeg decoded into 24 Mpixel of nothing.
+  const std::string bmp = std::string(LTX_SOURCE_DIR) + "/tests/fuzz/regressions/image/bmp_rle_55_bytes_24_mpixel";
+  test::expect_error([&] { io::read_image(bmp); }, {"[image]", "1927x12491", "55 bytes", "1024 pixels a byte"});
+  test::expect_error([&] { io::read_video(bmp); }, {"[media]", "1927x12491"});
 }
 
 }  // namespace
