@@ -18,6 +18,8 @@ Stages (in order; later ones read the earlier ones' weights):
               --checkpoint), kept as bf16.
   dit         the transformer with the feature extractor and the connectors, by flow matching on the frozen VAEs'
               latents (see train_dit).
+  export      (not a training stage) every component in the official single-file layout, bf16, to --out, each
+              loaded back through ltx-core's loader and compared.
 
 Needs torch and ltx-core (tools/reference/requirements.txt); ltx-core's sources may be given by LTX_CORE_SRC (a
 folder holding ltx_core/).
@@ -447,12 +449,106 @@ def train_dit(state: Path, minutes: float) -> None:
     stage.run(minutes, step)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The checkpoint
+
+
+def renamed(module: torch.nn.Module, prefix: str, statistics: str | None = None) -> dict[str, torch.Tensor]:
+    """The module's state dict under checkpoint names: `prefix` + key, the latent statistics under `statistics`."""
+    out = {}
+    for k, v in module.state_dict().items():
+        if statistics is not None and k.startswith("per_channel_statistics."):
+            out[statistics + k[len("per_channel_statistics."):]] = v.detach().clone()
+        else:
+            out[prefix + k] = v.detach().clone()
+    return out
+
+
+def export(state: Path, out: Path) -> None:
+    """Every stage's weights in the official single-file layout (the names ltx-core's loaders map: SDOps of
+    video_vae/audio_vae/transformer model_configurator.py and encoder_configurator.py), bf16 as released files
+    are, with the `config` and `model_version` metadata; then each component is built back through ltx-core's
+    loader from the file and compared with what was trained."""
+    sys.path.insert(0, str(HERE.parent / "reference"))
+    from component_roundtrip import load_official
+    from ltx_core.model.audio_vae import (
+        AUDIO_VAE_DECODER_COMFY_KEYS_FILTER,
+        AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER,
+        VOCODER_COMFY_KEYS_FILTER,
+        AudioDecoderConfigurator,
+        AudioEncoderConfigurator,
+        VocoderConfigurator,
+    )
+    from ltx_core.model.transformer.model_configurator import LTXV_MODEL_COMFY_RENAMING_MAP, LTXModelConfigurator
+    from ltx_core.model.video_vae import (
+        VAE_DECODER_COMFY_KEYS_FILTER,
+        VAE_ENCODER_COMFY_KEYS_FILTER,
+        VideoDecoderConfigurator,
+        VideoEncoderConfigurator,
+    )
+    from make_audio_goldens import fill_mel_stft
+    from safetensors.torch import save_file
+
+    def saved(name: str) -> dict:
+        return torch.load(state / f"{name}.pt", weights_only=False)["modules"]
+
+    video, audio = video_vae_modules(), audio_vae_modules()
+    for modules, name in ((video, "video_vae"), (audio, "audio_vae")):
+        for k, m in modules.items():
+            m.load_state_dict(saved(name)[k])
+            for stat, v in torch.load(state / f"{name}_statistics.pt").items():
+                m.per_channel_statistics.get_buffer(stat).copy_(v)
+    vocoder = VocoderConfigurator.from_config(CONFIG)
+    fill_mel_stft(vocoder)
+    vocoder.load_state_dict(saved("vocoder")["vocoder"])
+    transformer, text = LTXModelConfigurator.from_config(CONFIG), text_modules()
+    transformer.load_state_dict(saved("dit")["transformer"])
+    text.load_state_dict(saved("dit")["text"])
+
+    weights = {}
+    weights.update(renamed(video["encoder"], "vae.encoder.", "vae.per_channel_statistics."))
+    weights.update(renamed(video["decoder"], "vae.decoder.", "vae.per_channel_statistics."))
+    weights.update(renamed(audio["encoder"], "audio_vae.encoder.", "audio_vae.per_channel_statistics."))
+    weights.update(renamed(audio["decoder"], "audio_vae.decoder.", "audio_vae.per_channel_statistics."))
+    weights.update(renamed(vocoder, "vocoder."))
+    weights.update(renamed(transformer, "model.diffusion_model."))
+    for k, v in text.state_dict().items():
+        for ours, theirs in (("feature_extractor.", "text_embedding_projection."),
+                             ("video_connector.", "model.diffusion_model.video_embeddings_connector."),
+                             ("audio_connector.", "model.diffusion_model.audio_embeddings_connector.")):
+            if k.startswith(ours):
+                weights[theirs + k[len(ours):]] = v.detach().clone()
+    weights = {k: v.to(torch.bfloat16).contiguous() for k, v in weights.items()}
+    metadata = {"config": json.dumps(CONFIG, sort_keys=True, separators=(",", ":")), "model_version": "2.3.0",
+                "ltx_default_model": "world"}
+    tmp = out.with_suffix(".partial")
+    save_file(weights, str(tmp), metadata)
+    tmp.replace(out)
+
+    # Built back through the official loader: every trained tensor arrives where it was trained (in bf16).
+    checks = ((VideoEncoderConfigurator, VAE_ENCODER_COMFY_KEYS_FILTER, video["encoder"]),
+              (VideoDecoderConfigurator, VAE_DECODER_COMFY_KEYS_FILTER, video["decoder"]),
+              (AudioEncoderConfigurator, AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER, audio["encoder"]),
+              (AudioDecoderConfigurator, AUDIO_VAE_DECODER_COMFY_KEYS_FILTER, audio["decoder"]),
+              (VocoderConfigurator, VOCODER_COMFY_KEYS_FILTER, vocoder),
+              (LTXModelConfigurator, LTXV_MODEL_COMFY_RENAMING_MAP, transformer))
+    as_saved = {k: v.float() for k, v in weights.items()}
+    for configurator, sd_ops, trained in checks:
+        loaded = load_official(as_saved, CONFIG, configurator, sd_ops).state_dict()
+        for k, v in trained.state_dict().items():
+            if not torch.equal(loaded[k].float(), v.to(torch.bfloat16).float()):
+                raise RuntimeError(f"{configurator.__name__}: {k} differs after loading the exported file")
+    size = out.stat().st_size
+    print(f"export: {len(weights)} tensors, {size / 1e6:.1f} MB -> {out}; every component loads back through ltx-core")
+
+
 STAGES = {"video_vae": train_video_vae, "audio_vae": train_audio_vae, "vocoder": train_vocoder, "dit": train_dit}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stage", choices=[*STAGES, "captions"])
+    ap.add_argument("stage", choices=[*STAGES, "captions", "export"])
+    ap.add_argument("--out", type=Path, help="export: the checkpoint file to write")
     ap.add_argument("--ltx", help="captions: the ltx binary")
     ap.add_argument("--gemma", help="captions: the Gemma 3 270M GGUF")
     ap.add_argument("--checkpoint", help="captions: any checkpoint of the default's config (for ltx encode)")
@@ -464,6 +560,8 @@ def main() -> None:
     args.state.mkdir(parents=True, exist_ok=True)
     if args.stage == "captions":
         train_captions(args.state, args.ltx, args.gemma, args.checkpoint)
+    elif args.stage == "export":
+        export(args.state, args.out)
     else:
         STAGES[args.stage](args.state, args.minutes)
 
