@@ -33,11 +33,12 @@ std::optional<VideoInfo> probe_video(const std::string& path);
 
 // The file's best video stream, decoded (its first `max_frames` frames when given, as ltx_pipelines/utils/media_io.py
 // decode_video_from_file's frame_cap); nullopt when it has none. Throws ltx::Error("media", ...) naming the file when
-// it cannot be opened or decoded, or when its frames change size.
+// it cannot be opened or decoded, when its frames change size, or past 16 GiB of frames (a small file may decode to
+// anything).
 std::optional<DecodedVideo> read_video(const std::string& path, std::optional<int64_t> max_frames = std::nullopt);
 // The file's best audio stream as planar float, its first `max_seconds` when given; nullopt when it has none.
-// Throws like read_video, and when a stream read to its end holds more than 2^28 samples (46 minutes of 48 kHz
-// stereo) or a video more than 16 GiB of frames: a small file may decode to anything.
+// Throws like read_video, when its frames change sample format, rate or channels, and when a stream read to its end
+// holds more than 2^28 samples (46 minutes of 48 kHz stereo).
 std::optional<DecodedAudio> read_audio(const std::string& path, std::optional<double> max_seconds = std::nullopt);
 
 }  // namespace ltx::io
