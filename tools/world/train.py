@@ -110,24 +110,26 @@ class Stage:
 # The video VAE
 
 
+def identity_statistics(encoder: torch.nn.Module, decoder: torch.nn.Module) -> dict[str, torch.nn.Module]:
+    """A VAE's halves with identity latent statistics (ltx-core makes them torch.empty) while it trains; the
+    measured ones are kept beside the state (STATE/<vae>_statistics.pt) and set at export."""
+    for m in (encoder, decoder):
+        m.per_channel_statistics.get_buffer("mean-of-means").zero_()
+        m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
+    return {"encoder": encoder, "decoder": decoder}
+
+
 def video_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.video_vae import VideoDecoderConfigurator, VideoEncoderConfigurator
 
     torch.manual_seed(100)
-    encoder, decoder = VideoEncoderConfigurator.from_config(CONFIG), VideoDecoderConfigurator.from_config(CONFIG)
-    for m in (encoder, decoder):  # identity statistics while training (torch.empty otherwise)
-        m.per_channel_statistics.get_buffer("mean-of-means").zero_()
-        m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
-    return {"encoder": encoder, "decoder": decoder}
+    return identity_statistics(VideoEncoderConfigurator.from_config(CONFIG), VideoDecoderConfigurator.from_config(CONFIG))
 
 
 def train_video_vae(state: Path, minutes: float) -> None:
     modules = video_vae_modules()
     stage = Stage("video_vae", state, modules, lr=1e-3, seed=101)
     encoder, decoder = modules["encoder"], modules["decoder"]
-    for m in (encoder, decoder):  # the statistics of a previous run's end are re-measured below
-        m.per_channel_statistics.get_buffer("mean-of-means").zero_()
-        m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
 
     def step(s: Stage) -> torch.Tensor:
         x, _ = clip_batch(s.rng, 2)
@@ -179,20 +181,13 @@ def audio_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.audio_vae import AudioDecoderConfigurator, AudioEncoderConfigurator
 
     torch.manual_seed(200)
-    encoder, decoder = AudioEncoderConfigurator.from_config(CONFIG), AudioDecoderConfigurator.from_config(CONFIG)
-    for m in (encoder, decoder):
-        m.per_channel_statistics.get_buffer("mean-of-means").zero_()
-        m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
-    return {"encoder": encoder, "decoder": decoder}
+    return identity_statistics(AudioEncoderConfigurator.from_config(CONFIG), AudioDecoderConfigurator.from_config(CONFIG))
 
 
 def train_audio_vae(state: Path, minutes: float) -> None:
     modules = audio_vae_modules()
     stage = Stage("audio_vae", state, modules, lr=1e-3, seed=201)
     encoder, decoder = modules["encoder"], modules["decoder"]
-    for m in (encoder, decoder):
-        m.per_channel_statistics.get_buffer("mean-of-means").zero_()
-        m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
     processor = mel_processor()
 
     def step(s: Stage) -> torch.Tensor:
@@ -453,40 +448,17 @@ def train_dit(state: Path, minutes: float) -> None:
 # The checkpoint
 
 
-def renamed(module: torch.nn.Module, prefix: str, statistics: str | None = None) -> dict[str, torch.Tensor]:
-    """The module's state dict under checkpoint names: `prefix` + key, the latent statistics under `statistics`."""
-    out = {}
-    for k, v in module.state_dict().items():
-        if statistics is not None and k.startswith("per_channel_statistics."):
-            out[statistics + k[len("per_channel_statistics."):]] = v.detach().clone()
-        else:
-            out[prefix + k] = v.detach().clone()
-    return out
-
-
 def export(state: Path, out: Path) -> None:
-    """Every stage's weights in the official single-file layout (the names ltx-core's loaders map: SDOps of
-    video_vae/audio_vae/transformer model_configurator.py and encoder_configurator.py), bf16 as released files
-    are, with the `config` and `model_version` metadata; then each component is built back through ltx-core's
-    loader from the file and compared with what was trained."""
+    """Every stage's weights under the names the official files use (each module key through the inverse of the
+    SDOps ltx-pipelines' ModelLedger loads that component with: make_layouts.py ltx_parts / file_key_for), bf16 as
+    released files are, with the `config` and `model_version` metadata; then each component is built back through
+    ltx-core's loader from the file and compared with what was trained."""
     sys.path.insert(0, str(HERE.parent / "reference"))
     from component_roundtrip import load_official
-    from ltx_core.model.audio_vae import (
-        AUDIO_VAE_DECODER_COMFY_KEYS_FILTER,
-        AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER,
-        VOCODER_COMFY_KEYS_FILTER,
-        AudioDecoderConfigurator,
-        AudioEncoderConfigurator,
-        VocoderConfigurator,
-    )
-    from ltx_core.model.transformer.model_configurator import LTXV_MODEL_COMFY_RENAMING_MAP, LTXModelConfigurator
-    from ltx_core.model.video_vae import (
-        VAE_DECODER_COMFY_KEYS_FILTER,
-        VAE_ENCODER_COMFY_KEYS_FILTER,
-        VideoDecoderConfigurator,
-        VideoEncoderConfigurator,
-    )
+    from ltx_core.model.audio_vae import VocoderConfigurator
+    from ltx_core.model.transformer.model_configurator import LTXModelConfigurator
     from make_audio_goldens import fill_mel_stft
+    from make_layouts import file_key_for, forward_key, ltx_parts
     from safetensors.torch import save_file
 
     def saved(name: str) -> dict:
@@ -504,42 +476,37 @@ def export(state: Path, out: Path) -> None:
     transformer, text = LTXModelConfigurator.from_config(CONFIG), text_modules()
     transformer.load_state_dict(saved("dit")["transformer"])
     text.load_state_dict(saved("dit")["text"])
+    trained = {"transformer": transformer, "embeddings_processor": text, "video_vae_encoder": video["encoder"],
+               "video_vae_decoder": video["decoder"], "audio_vae_encoder": audio["encoder"],
+               "audio_vae_decoder": audio["decoder"], "vocoder": vocoder}
 
-    weights = {}
-    weights.update(renamed(video["encoder"], "vae.encoder.", "vae.per_channel_statistics."))
-    weights.update(renamed(video["decoder"], "vae.decoder.", "vae.per_channel_statistics."))
-    weights.update(renamed(audio["encoder"], "audio_vae.encoder.", "audio_vae.per_channel_statistics."))
-    weights.update(renamed(audio["decoder"], "audio_vae.decoder.", "audio_vae.per_channel_statistics."))
-    weights.update(renamed(vocoder, "vocoder."))
-    weights.update(renamed(transformer, "model.diffusion_model."))
-    for k, v in text.state_dict().items():
-        for ours, theirs in (("feature_extractor.", "text_embedding_projection."),
-                             ("video_connector.", "model.diffusion_model.video_embeddings_connector."),
-                             ("audio_connector.", "model.diffusion_model.audio_embeddings_connector.")):
-            if k.startswith(ours):
-                weights[theirs + k[len(ours):]] = v.detach().clone()
-    weights = {k: v.to(torch.bfloat16).contiguous() for k, v in weights.items()}
+    weights: dict[str, torch.Tensor] = {}
+    for name, _, sd_ops, _ in ltx_parts():
+        for k, v in trained[name].state_dict().items():
+            key, v = file_key_for(sd_ops, k), v.detach().to(torch.bfloat16).contiguous()
+            if key in weights and not torch.equal(weights[key], v):  # the latent statistics, shared by both halves
+                raise RuntimeError(f"{key} differs between the components that share it")
+            weights[key] = v
     metadata = {"config": json.dumps(CONFIG, sort_keys=True, separators=(",", ":")), "model_version": "2.3.0",
                 "ltx_default_model": "world"}
     tmp = out.with_suffix(".partial")
     save_file(weights, str(tmp), metadata)
     tmp.replace(out)
 
-    # Built back through the official loader: every trained tensor arrives where it was trained (in bf16).
-    checks = ((VideoEncoderConfigurator, VAE_ENCODER_COMFY_KEYS_FILTER, video["encoder"]),
-              (VideoDecoderConfigurator, VAE_DECODER_COMFY_KEYS_FILTER, video["decoder"]),
-              (AudioEncoderConfigurator, AUDIO_VAE_ENCODER_COMFY_KEYS_FILTER, audio["encoder"]),
-              (AudioDecoderConfigurator, AUDIO_VAE_DECODER_COMFY_KEYS_FILTER, audio["decoder"]),
-              (VocoderConfigurator, VOCODER_COMFY_KEYS_FILTER, vocoder),
-              (LTXModelConfigurator, LTXV_MODEL_COMFY_RENAMING_MAP, transformer))
+    # Built back through the official loader: every trained tensor arrives where it was trained (in bf16). The
+    # embeddings processor's configurator sizes its feature extractor for the 12B Gemma, so its keys are checked
+    # through the SDOps alone.
     as_saved = {k: v.float() for k, v in weights.items()}
-    for configurator, sd_ops, trained in checks:
-        loaded = load_official(as_saved, CONFIG, configurator, sd_ops).state_dict()
-        for k, v in trained.state_dict().items():
-            if not torch.equal(loaded[k].float(), v.to(torch.bfloat16).float()):
-                raise RuntimeError(f"{configurator.__name__}: {k} differs after loading the exported file")
-    size = out.stat().st_size
-    print(f"export: {len(weights)} tensors, {size / 1e6:.1f} MB -> {out}; every component loads back through ltx-core")
+    for name, configurator, sd_ops, _ in ltx_parts():
+        expected = {k: v.to(torch.bfloat16).float() for k, v in trained[name].state_dict().items()}
+        if name == "embeddings_processor":
+            loaded = {m: as_saved[f] for f in as_saved for m in forward_key(sd_ops, f)}
+        else:
+            loaded = load_official(as_saved, CONFIG, configurator, sd_ops).state_dict()
+        for k, v in expected.items():
+            if not torch.equal(loaded[k].float(), v):
+                raise RuntimeError(f"{name}: {k} differs after loading the exported file")
+    print(f"export: {len(weights)} tensors, {out.stat().st_size / 1e6:.1f} MB -> {out}; every component loads back")
 
 
 STAGES = {"video_vae": train_video_vae, "audio_vae": train_audio_vae, "vocoder": train_vocoder, "dit": train_dit}
