@@ -123,7 +123,8 @@ def video_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.video_vae import VideoDecoderConfigurator, VideoEncoderConfigurator
 
     torch.manual_seed(100)
-    return identity_statistics(VideoEncoderConfigurator.from_config(CONFIG), VideoDecoderConfigurator.from_config(CONFIG))
+    return identity_statistics(VideoEncoderConfigurator.from_config(CONFIG),
+                               VideoDecoderConfigurator.from_config(CONFIG))
 
 
 def train_video_vae(state: Path, minutes: float) -> None:
@@ -181,7 +182,8 @@ def audio_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.audio_vae import AudioDecoderConfigurator, AudioEncoderConfigurator
 
     torch.manual_seed(200)
-    return identity_statistics(AudioEncoderConfigurator.from_config(CONFIG), AudioDecoderConfigurator.from_config(CONFIG))
+    return identity_statistics(AudioEncoderConfigurator.from_config(CONFIG),
+                               AudioDecoderConfigurator.from_config(CONFIG))
 
 
 def train_audio_vae(state: Path, minutes: float) -> None:
@@ -399,7 +401,7 @@ def train_dit(state: Path, minutes: float) -> None:
     negative = default_negative_prompt()
     torch.manual_seed(500)
     modules = {"transformer": LTXModelConfigurator.from_config(CONFIG), "text": text_modules()}
-    with torch.no_grad():  # ltx-core leaves the AdaLN tables torch.empty: randn / sqrt(dim), as LTX-Video initialized them
+    with torch.no_grad():  # ltx-core leaves the AdaLN tables torch.empty: randn / sqrt(dim), as LTX-Video did
         for name, p in modules["transformer"].named_parameters():
             if "scale_shift_table" in name:
                 p.copy_(torch.randn_like(p) / p.shape[-1] ** 0.5)
@@ -434,7 +436,8 @@ def train_dit(state: Path, minutes: float) -> None:
         # Modality as modality_from_latent_state builds it, with a sigma per clip: timesteps = denoise mask x sigma.
         video = Modality(latent=v_noisy, sigma=sigma, timesteps=v_mask[..., None] * sigma[:, None, None],
                          positions=v_state.positions, context=video_context)
-        audio = Modality(latent=a_noisy, sigma=sigma, timesteps=torch.ones_like(a_noisy[..., :1]) * sigma[:, None, None],
+        audio = Modality(latent=a_noisy, sigma=sigma,
+                         timesteps=torch.ones_like(a_noisy[..., :1]) * sigma[:, None, None],
                          positions=a_state.positions, context=audio_context)
         v_velocity, a_velocity = modules["transformer"](video, audio, BatchedPerturbationConfig.empty(b))
         v_err = ((v_velocity - (v_noise - v_state.latent)) ** 2).mean(dim=-1)
