@@ -1,14 +1,16 @@
 """Trains the embedded default on the world of tools/world/world.py with the official ltx-core classes at the tiny
 configuration of tools/world/model_config.json, one component at a time, each stage bounded in minutes and resumable:
 its state (weights, optimizer, step, random streams) is saved in the state folder every few minutes and at the end,
-and the next run of the stage continues from it. Seeds are fixed, so a stage's weights depend only on its steps.
+and the next run of the stage continues from it. Seeds are fixed, so a stage's weights depend only on its steps (and
+on float summation order, which changes with --threads).
 
     python3 tools/world/train.py video_vae --state /work/world-train --minutes 30
 
 Stages (in order; later ones read the earlier ones' weights):
   video_vae   the video VAE as an autoencoder on the world's clips (MSE; the latent kept near unit scale and
               perturbed by noise so that the decoder tolerates the sampler's small errors); at the end of each run
-              the per-channel latent statistics are measured on 256 clips and stored in both halves.
+              the per-channel latent statistics are measured on 256 clips (STATE/video_vae_statistics.pt, set in
+              both halves at export).
   audio_vae   the audio VAE on the clips' log-mel spectrograms (ltx-core's AudioProcessor: 16 kHz, 64 bins),
               the same way; its statistics over the patchified latent's features.
   vocoder     BigVGAN with bandwidth extension, log-mel (of the true sound) to 48 kHz stereo, by a multi-resolution
@@ -200,12 +202,13 @@ def train_audio_vae(state: Path, minutes: float) -> None:
 
     stage.run(minutes, step)
     with torch.no_grad():  # statistics over the patchified latent's features (channels x mel bins)
+        loss = float(step(stage))
         rng = random.Random(202)
         z = torch.cat([encoder(log_mel(processor, audio_batch(rng, 16))) for _ in range(16)])
         features = z.permute(0, 2, 1, 3).reshape(-1, z.shape[1] * z.shape[3])
         mean, std = features.mean(dim=0), features.std(dim=0).clamp_min(1e-3)
     torch.save({"mean-of-means": mean, "std-of-means": std}, state / "audio_vae_statistics.pt")
-    print(f"audio_vae: step {stage.step_count}, loss {float(step(stage).detach()):.4f}")
+    print(f"audio_vae: step {stage.step_count}, loss {loss:.4f}")
 
 
 def stft_loss(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -264,12 +267,14 @@ def default_negative_prompt() -> str:
     return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body))
 
 
-def training_captions() -> list[str]:
+def scene_captions() -> dict[world.Scene, list[str]]:
+    """The paraphrases trained on, per training scene (CAPTION_VARIANTS of world.caption's 48, fixed by a seed)."""
     rng = random.Random(400)
-    captions = [default_negative_prompt()]
-    for scene in TRAIN_SCENES:
-        captions += [world.caption(scene, v) for v in rng.sample(range(48), CAPTION_VARIANTS)]
-    return captions
+    return {scene: [world.caption(scene, v) for v in rng.sample(range(48), CAPTION_VARIANTS)] for scene in TRAIN_SCENES}
+
+
+def training_captions() -> list[str]:
+    return [default_negative_prompt()] + [c for captions in scene_captions().values() for c in captions]
 
 
 def train_captions(state: Path, ltx: str, gemma: str, checkpoint: str) -> None:
@@ -394,10 +399,7 @@ def train_dit(state: Path, minutes: float) -> None:
     video_encoder, audio_encoder = frozen_encoders(state)
     processor = mel_processor()
     captions = CaptionStates(state)
-    by_scene = {}
-    rng = random.Random(400)
-    for scene in TRAIN_SCENES:
-        by_scene[scene] = [world.caption(scene, v) for v in rng.sample(range(48), CAPTION_VARIANTS)]
+    by_scene = scene_captions()
     negative = default_negative_prompt()
     torch.manual_seed(500)
     modules = {"transformer": LTXModelConfigurator.from_config(CONFIG), "text": text_modules()}
