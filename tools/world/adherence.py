@@ -189,7 +189,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for i, (scene, prompt) in enumerate(held_out_prompts(args.count)):
             d = Path(tmp) / str(i)
-            cmd = [args.ltx, "generate", "--prompt", prompt, "--seed", str(args.seed), "--output", str(d / "x.mp4"),
+            d.mkdir()
+            cmd = [args.ltx, "generate", "--prompt", prompt, "--seed", str(args.seed), "--frames", str(world.FRAMES),
+                   "--width", str(world.WIDTH), "--height", str(world.HEIGHT), "--output", str(d / "x.mp4"),
                    "--wav", str(d / "x.wav"), "--frames-dir", str(d / "frames"), "--quiet", *args.ltx_args.split()]
             subprocess.run(cmd, check=True)
             frames = np.stack([read_png(p) for p in sorted((d / "frames").glob("*.png"))])
