@@ -34,6 +34,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -263,7 +264,6 @@ def default_negative_prompt() -> str:
     source = (HERE.parent.parent / "src/pipeline/params.cpp").read_text()
     body = source[source.index("default_negative_prompt() {"):]
     body = body[:body.index(";")]
-    import re
     return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body))
 
 
