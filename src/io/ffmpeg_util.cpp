@@ -37,7 +37,7 @@ constexpr int64_t kMaxPictureSide = 16384, kMaxPicturePixels = int64_t{1} << 25;
 // Pictures up to a megapixel are read from files of any size; larger ones need a byte per 1024 pixels.
 constexpr int64_t kSmallPicturePixels = int64_t{1} << 20, kMaxPixelsPerByte = 1024;
 // The most one FFmpeg allocation may take (av_max_alloc, process-wide; FFmpeg's default is 2 GiB): demuxers allocate
-// what a header claims before reading it (a 200-byte WAV's INFO chunk claiming 1 GiB was a gigabyte memset).
+// what a header claims before reading it (a 158-byte WAV's INFO chunk claiming 1 GiB was a gigabyte memset).
 constexpr size_t kMaxFfmpegAllocation = size_t{512} << 20;
 
 // The demuxer FFmpeg's probe would pick for the file's first bytes (nothing opened but the file); "" when none.
