@@ -113,21 +113,21 @@ class Stage:
 # The video VAE
 
 
-def identity_statistics(encoder: torch.nn.Module, decoder: torch.nn.Module) -> dict[str, torch.nn.Module]:
-    """A VAE's halves with identity latent statistics (ltx-core makes them torch.empty) while it trains; the
-    measured ones are kept beside the state (STATE/<vae>_statistics.pt) and set at export."""
-    for m in (encoder, decoder):
+def vae_halves(encoder_configurator, decoder_configurator, seed: int) -> dict[str, torch.nn.Module]:
+    """A VAE's halves built from CONFIG with identity latent statistics (ltx-core makes them torch.empty) while it
+    trains; the measured ones are kept beside the state (STATE/<vae>_statistics.pt) and set at export."""
+    torch.manual_seed(seed)
+    halves = {"encoder": encoder_configurator.from_config(CONFIG), "decoder": decoder_configurator.from_config(CONFIG)}
+    for m in halves.values():
         m.per_channel_statistics.get_buffer("mean-of-means").zero_()
         m.per_channel_statistics.get_buffer("std-of-means").fill_(1.0)
-    return {"encoder": encoder, "decoder": decoder}
+    return halves
 
 
 def video_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.video_vae import VideoDecoderConfigurator, VideoEncoderConfigurator
 
-    torch.manual_seed(100)
-    return identity_statistics(VideoEncoderConfigurator.from_config(CONFIG),
-                               VideoDecoderConfigurator.from_config(CONFIG))
+    return vae_halves(VideoEncoderConfigurator, VideoDecoderConfigurator, seed=100)
 
 
 def train_video_vae(state: Path, minutes: float) -> None:
@@ -184,9 +184,7 @@ def log_mel(processor, waveform: torch.Tensor) -> torch.Tensor:
 def audio_vae_modules() -> dict[str, torch.nn.Module]:
     from ltx_core.model.audio_vae import AudioDecoderConfigurator, AudioEncoderConfigurator
 
-    torch.manual_seed(200)
-    return identity_statistics(AudioEncoderConfigurator.from_config(CONFIG),
-                               AudioDecoderConfigurator.from_config(CONFIG))
+    return vae_halves(AudioEncoderConfigurator, AudioDecoderConfigurator, seed=200)
 
 
 def train_audio_vae(state: Path, minutes: float) -> None:
@@ -412,10 +410,9 @@ def train_dit(state: Path, minutes: float) -> None:
 
     def step(s: Stage) -> torch.Tensor:
         b = 4
-        clips = [world.make_clip(s.rng.choice(TRAIN_SCENES), s.rng.randrange(1 << 30)) for _ in range(b)]
+        pixels, clips = clip_batch(s.rng, b)
         with torch.no_grad():
-            pixels = torch.from_numpy(np.stack([c.frames for c in clips]).astype(np.float32) / 127.5 - 1.0)
-            z_video = video_encoder(pixels.permute(0, 4, 1, 2, 3))
+            z_video = video_encoder(pixels)
             z_audio = audio_encoder(log_mel(processor, torch.from_numpy(np.stack([c.audio for c in clips]))))
             z_audio = torch.nn.functional.pad(z_audio, (0, 0, 0, max(0, frames - z_audio.shape[2])))[:, :, :frames]
         texts = [negative if s.rng.random() < 0.1 else s.rng.choice(by_scene[c.scene]) for c in clips]
