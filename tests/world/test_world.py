@@ -57,7 +57,8 @@ def test_held_out_scenes_are_unseen_combinations_of_seen_words():
     for attribute in ("shape", "color", "background", "motion"):
         assert {getattr(s, attribute) for s in train} == {getattr(s, attribute) for s in scenes}
     prompts = adherence.held_out_prompts(12)
-    assert [s.motion for s, _ in prompts[:6]] == list(world.MOTIONS)
+    for attribute in ("color", "background", "motion"):  # the first six differ in each: no single guess scores
+        assert len({getattr(s, attribute) for s, _ in prompts[:6]}) == 6, attribute
     assert all(world.is_held_out(s) and world.parse_prompt(p) == s for s, p in prompts)
 
 
@@ -92,3 +93,9 @@ def test_png_reader_undoes_each_filter(tmp_path, filter_type):
            chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
     (tmp_path / "x.png").write_bytes(png)
     assert np.array_equal(adherence.read_png(tmp_path / "x.png"), image)
+
+
+def test_a_written_png_reads_back(tmp_path):
+    frame = world.make_clip(world.Scene("triangle", "purple", "yellow", "up"), seed=4).frames[0]
+    world.write_png(tmp_path / "f.png", frame)
+    assert np.array_equal(adherence.read_png(tmp_path / "f.png"), frame)

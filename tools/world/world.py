@@ -6,7 +6,7 @@ with paraphrases. Everything follows from a seed; numpy only.
 The sound: a sine tone whose pitch follows the object's height (220 Hz at the bottom edge to 880 Hz at the top,
 two octaves), a click at each bounce, silence when the object is still.
 
-    python3 tools/world/world.py --seed 3 --out /tmp/clip   # clip.npz (frames, audio, scene) and clip.txt
+    python3 tools/world/world.py --seed 3 --out /tmp/clip   # clip.npz (frames, audio), .txt (caption), .png
 """
 
 from __future__ import annotations
@@ -237,16 +237,32 @@ def make_clip(scene: Scene, seed: int) -> Clip:
                 caption(scene, int(rng.integers(0, 1 << 16))))
 
 
+def write_png(path: Path, rgb: np.ndarray) -> None:
+    """An 8-bit RGB PNG of `rgb` [H, W, 3] uint8 (no filter), e.g. a clip's first frame for image-to-video."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    height, width = rgb.shape[:2]
+    rows = b"".join(b"\0" + rgb[r].tobytes() for r in range(height))
+    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", required=True, help="path without extension: OUT.npz and OUT.txt are written")
+    ap.add_argument("--out", required=True,
+                    help="path without extension: OUT.npz, OUT.txt (the caption) and OUT.png (the first frame)")
     args = ap.parse_args()
     scenes = [s for s in all_scenes() if not is_held_out(s)]
     rng = np.random.default_rng(args.seed)
     clip = make_clip(scenes[int(rng.integers(len(scenes)))], args.seed)
     np.savez_compressed(args.out + ".npz", frames=clip.frames, audio=clip.audio)
     Path(args.out + ".txt").write_text(clip.caption + "\n")
+    write_png(Path(args.out + ".png"), clip.frames[0])
     print(clip.caption)
 
 
