@@ -85,8 +85,9 @@ def dominant_frequency(x: np.ndarray, sample_rate: int) -> float:
 
 def read_sound(audio: np.ndarray, sample_rate: int) -> tuple[bool, str]:
     """Whether a tone sounds (RMS over 0.02 of full scale) and its pitch trend (the dominant frequency of the first
-    third against the last third: more than 6% apart is a rise or a fall)."""
-    mono = audio.mean(axis=0) if audio.ndim == 2 else audio
+    third against the last third: more than 6% apart is a rise or a fall), in the loudest channel (not a mix: two
+    channels out of phase would cancel in one)."""
+    mono = audio[int(np.argmax(np.sqrt(np.mean(audio ** 2, axis=1))))] if audio.ndim == 2 else audio
     if float(np.sqrt(np.mean(mono ** 2))) < 0.02:
         return False, "none"
     third = len(mono) // 3

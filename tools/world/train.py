@@ -61,6 +61,14 @@ def clip_batch(rng: random.Random, size: int) -> tuple[torch.Tensor, list[world.
     return torch.from_numpy(frames).permute(0, 4, 1, 2, 3).contiguous(), clips
 
 
+@dataclasses.dataclass
+class Budget:
+    """How long a stage's run goes on: `minutes` of wall time, or until the stage's step count reaches `until_step`
+    (the recipe's way: the same steps give the same weights on any machine), whichever comes first."""
+    minutes: float
+    until_step: int | None = None
+
+
 class Stage:
     """A resumable training run: `modules` trained by `step()` under AdamW, state in STATE/<name>.pt."""
 
@@ -88,10 +96,11 @@ class Stage:
                     "torch_rng": torch.get_rng_state()}, tmp)
         tmp.replace(self.path)
 
-    def run(self, minutes: float, step) -> None:
+    def run(self, budget: Budget, step) -> None:
         start = last_save = time.time()
         window: list[float] = []
-        while time.time() - start < minutes * 60:
+        while time.time() - start < budget.minutes * 60 and (budget.until_step is None or
+                                                             self.step_count < budget.until_step):
             loss = step(self)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -139,24 +148,51 @@ def video_vae_modules() -> dict[str, torch.nn.Module]:
     return halves
 
 
-def cell_colors(x: torch.Tensor) -> torch.Tensor:
-    """The clip's mean color over each latent cell (32x32 pixels; the first frame alone, then 8 frames each, as the
-    causal encoder groups them), x2: [B, 3, F', H', W']."""
+def cell_pool(x: torch.Tensor) -> torch.Tensor:
+    """Means over each latent cell: 32x32 pixels, the first frame alone, then 8 frames each (as the causal encoder
+    groups them): [B, C, F, H, W] -> [B, C, F', H', W']."""
     first = torch.nn.functional.avg_pool3d(x[:, :, :1], (1, 32, 32))
     rest = torch.nn.functional.avg_pool3d(x[:, :, 1:], (8, 32, 32))
-    return 2.0 * torch.cat([first, rest], dim=2)
+    return torch.cat([first, rest], dim=2)
 
 
-OBJECT_WEIGHT_FROM = 2000
+def cell_colors(x: torch.Tensor) -> torch.Tensor:
+    """The clip's mean color over each latent cell, x2: [B, 3, F', H', W']."""
+    return 2.0 * cell_pool(x)
 
 
-def train_video_vae(state: Path, minutes: float) -> None:
+def object_anchors(x: torch.Tensor, object_mask: torch.Tensor) -> torch.Tensor:
+    """Per latent cell: the object's coverage (x2), its mean color (x2) and the centre of its pixels relative to the
+    cell's (x and y in [-1, 1]), zero where the cell holds none of it: [B, 6, F', H', W']."""
+    coverage = cell_pool(object_mask)
+    inside = (coverage > 0).float()
+    safe = coverage.clamp_min(1e-6)
+    color = cell_pool(x * object_mask) / safe
+    u = (torch.arange(32, dtype=x.dtype) + 0.5) / 16 - 1  # position within a cell, [-1, 1]
+    u_x = u.repeat(x.shape[-1] // 32)[None, None, None, None, :]
+    u_y = u.repeat(x.shape[-2] // 32)[None, None, None, :, None]
+    centre = torch.cat([cell_pool(object_mask * u_x), cell_pool(object_mask * u_y)], dim=1) / safe
+    return torch.cat([2.0 * coverage, 2.0 * color * inside, centre * inside], dim=1)
+
+
+def object_mask_of(x: torch.Tensor, clips: list[world.Clip]) -> torch.Tensor:
+    """1 where a pixel differs from its clip's background color (the object), else 0: [B, 1, F, H, W]."""
+    background = torch.tensor([world.COLORS[c.scene.background] for c in clips]) / 127.5 - 1.0
+    return ((x - background[:, :, None, None, None]).abs().amax(dim=1, keepdim=True) > 0.1).float()
+
+
+OBJECT_WEIGHT_FROM, OBJECT_ANCHORS_FROM = 2000, 2514
+
+
+def train_video_vae(state: Path, budget: Budget) -> None:
     """MSE autoencoding with noise on the latent, plus an anchor: the latent's first three channels are asked to be
     the cells' mean colors (cell_colors). Without it the encoder and decoder stall together at MSE 0.3 (the clips'
     variance is 0.46): a decoder given the cell colors learns at once, an encoder learning with it does not start.
     With it: MSE 0.08 in 650 steps. From step OBJECT_WEIGHT_FROM on, the object's pixels (those away from the
     background color) weigh 10x: the first 2000 steps reach PSNR 17 dB with every background right and no object
-    (the reader finds none: it is 5% of the pixels)."""
+    (the reader finds none: it is 5% of the pixels); 500 steps later the object is there but gray. From step
+    OBJECT_ANCHORS_FROM on, six more channels are anchored to the object's coverage, color and place in each cell
+    (object_anchors)."""
     modules = video_vae_modules()
     stage = Stage("video_vae", state, modules, lr=1e-4, seed=101)
     encoder, decoder = modules["encoder"], modules["decoder"]
@@ -165,14 +201,14 @@ def train_video_vae(state: Path, minutes: float) -> None:
         x, clips = clip_batch(s.rng, 2)
         z = encoder(x)
         y = decoder(z + 0.1 * torch.randn_like(z))
+        mask = object_mask_of(x, clips)
         anchor = torch.mean((z[:, :3] - cell_colors(x)) ** 2)
-        weight = torch.ones_like(x[:, :1])
-        if s.step_count >= OBJECT_WEIGHT_FROM:
-            background = torch.tensor([world.COLORS[c.scene.background] for c in clips]) / 127.5 - 1.0
-            weight = weight + 9.0 * ((x - background[:, :, None, None, None]).abs().amax(dim=1, keepdim=True) > 0.1)
+        if s.step_count >= OBJECT_ANCHORS_FROM:
+            anchor = anchor + torch.mean((z[:, 3:9] - object_anchors(x, mask)) ** 2)
+        weight = 1.0 + 9.0 * mask if s.step_count >= OBJECT_WEIGHT_FROM else torch.ones_like(mask)
         return torch.mean(weight * (y - x) ** 2) + anchor + 1e-3 * torch.mean(z ** 2)
 
-    stage.run(minutes, step)
+    stage.run(budget, step)
     with torch.no_grad():  # the latent statistics, as the official checkpoints carry them
         rng = random.Random(102)
         z = torch.cat([encoder(clip_batch(rng, 8)[0]) for _ in range(32)])
@@ -218,7 +254,7 @@ def audio_vae_modules() -> dict[str, torch.nn.Module]:
     return vae_halves(AudioEncoderConfigurator, AudioDecoderConfigurator, seed=200)
 
 
-def train_audio_vae(state: Path, minutes: float) -> None:
+def train_audio_vae(state: Path, budget: Budget) -> None:
     modules = audio_vae_modules()
     stage = Stage("audio_vae", state, modules, lr=1e-3, seed=201)
     encoder, decoder = modules["encoder"], modules["decoder"]
@@ -230,7 +266,7 @@ def train_audio_vae(state: Path, minutes: float) -> None:
         out = decoder(z + 0.1 * torch.randn_like(z))
         return torch.mean((out - mel[:, :, :out.shape[2]]) ** 2) + 1e-3 * torch.mean(z ** 2)
 
-    stage.run(minutes, step)
+    stage.run(budget, step)
     with torch.no_grad():  # statistics over the patchified latent's features (channels x mel bins)
         loss = float(step(stage))
         rng = random.Random(202)
@@ -256,9 +292,10 @@ def stft_loss(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 VOCODER_CROP = 32  # mel frames (0.32 s) per training example: the vocoder is convolutional
+VOCODER_MID_FROM = 769  # from this step the channels' mix is compared too (they had come out in opposition)
 
 
-def train_vocoder(state: Path, minutes: float) -> None:
+def train_vocoder(state: Path, budget: Budget) -> None:
     """BigVGAN + bandwidth extension on crops of the clips' true log-mel (VOCODER_CROP frames, batch 4) against the
     matching stretch of the 48 kHz waveform, by stft_loss. The main vocoder's last convolution starts at 0.05x
     torch's init (its default saturates the final clamp(-1, 1), where no gradient flows), the BWE's at zero (its
@@ -287,9 +324,12 @@ def train_vocoder(state: Path, minutes: float) -> None:
         out = vocoder(mel[:, :, start:start + VOCODER_CROP])
         target = wave[..., start * samples_per_frame:start * samples_per_frame + out.shape[-1]]
         n = min(out.shape[-1], target.shape[-1])
-        return stft_loss(out[..., :n], target[..., :n])
+        loss = stft_loss(out[..., :n], target[..., :n])
+        if s.step_count >= VOCODER_MID_FROM:  # magnitudes alone let the channels drift out of phase
+            loss = loss + stft_loss(out[..., :n].mean(dim=1), target[..., :n].mean(dim=1))
+        return loss
 
-    stage.run(minutes, step)
+    stage.run(budget, step)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -484,7 +524,7 @@ def encode_latents(state: Path) -> None:
                state / "latents.pt")
 
 
-def train_dit(state: Path, minutes: float) -> None:
+def train_dit(state: Path, budget: Budget) -> None:
     """Flow matching (x_t = (1 - s) x0 + s eps, the velocity eps - x0 as target, s logit-normal) on the stored
     latents (encode_latents), one caption per pair of clips of a scene from its paraphrases (the negative prompt
     instead one time in ten: CFG's unconditional), the first latent frame kept clean one time in four (image-to-video: those
@@ -545,7 +585,7 @@ def train_dit(state: Path, minutes: float) -> None:
         a_err = ((a_velocity - (a_noise - a_state.latent)) ** 2).mean()
         return (v_err * v_mask).sum() / v_mask.sum() + a_err
 
-    stage.run(minutes, step)
+    stage.run(budget, step)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -625,6 +665,7 @@ def main() -> None:
     ap.add_argument("--checkpoint", help="captions: any checkpoint of the default's config (for ltx encode)")
     ap.add_argument("--state", type=Path, required=True, help="the folder of the stages' saved states")
     ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--until-step", type=int, help="stop when the stage has trained this many steps in all")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -636,7 +677,7 @@ def main() -> None:
     elif args.stage == "export":
         export(args.state, args.out)
     else:
-        STAGES[args.stage](args.state, args.minutes)
+        STAGES[args.stage](args.state, Budget(args.minutes, args.until_step))
 
 
 if __name__ == "__main__":
