@@ -57,8 +57,13 @@ SAVE_EVERY_S = 300
 def clip_batch(rng: random.Random, size: int) -> tuple[torch.Tensor, list[world.Clip]]:
     """`size` clips of random training scenes and seeds: pixels [B, 3, F, H, W] in [-1, 1], and the clips."""
     clips = [world.make_clip(rng.choice(TRAIN_SCENES), rng.randrange(1 << 30)) for _ in range(size)]
+    return clip_pixels(clips), clips
+
+
+def clip_pixels(clips: list[world.Clip]) -> torch.Tensor:
+    """The clips' frames as the VAE takes them: [B, 3, F, H, W] in [-1, 1]."""
     frames = np.stack([c.frames for c in clips]).astype(np.float32) / 127.5 - 1.0  # [B, F, H, W, 3]
-    return torch.from_numpy(frames).permute(0, 4, 1, 2, 3).contiguous(), clips
+    return torch.from_numpy(frames).permute(0, 4, 1, 2, 3).contiguous()
 
 
 @dataclasses.dataclass
@@ -287,7 +292,8 @@ def stft_loss(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         window = torch.hann_window(n_fft)
         a = torch.stft(y.reshape(-1, y.shape[-1]), n_fft, hop, window=window, return_complex=True).abs()
         b = torch.stft(x.reshape(-1, x.shape[-1]), n_fft, hop, window=window, return_complex=True).abs()
-        total = total + torch.mean(torch.abs(a - b)) + torch.mean(torch.abs(torch.log(a + 0.01) - torch.log(b + 0.01)))
+        total = total + torch.mean(torch.abs(a - b))
+        total = total + torch.mean(torch.abs(torch.log(a + 0.01) - torch.log(b + 0.01)))
     return total
 
 
@@ -514,8 +520,7 @@ def encode_latents(state: Path) -> None:
     with torch.no_grad():
         for at in range(0, len(jobs), 8):
             clips = [world.make_clip(scene, seed) for scene, seed in jobs[at:at + 8]]
-            pixels = torch.from_numpy(np.stack([c.frames for c in clips]).astype(np.float32) / 127.5 - 1.0)
-            videos.append(video_encoder(pixels.permute(0, 4, 1, 2, 3).contiguous()))
+            videos.append(video_encoder(clip_pixels(clips)))
             z = audio_encoder(log_mel(processor, torch.from_numpy(np.stack([c.audio for c in clips]))))
             audios.append(torch.nn.functional.pad(z, (0, 0, 0, max(0, frames - z.shape[2])))[:, :, :frames])
             if at % 400 == 0:
@@ -527,8 +532,8 @@ def encode_latents(state: Path) -> None:
 def train_dit(state: Path, budget: Budget) -> None:
     """Flow matching (x_t = (1 - s) x0 + s eps, the velocity eps - x0 as target, s logit-normal) on the stored
     latents (encode_latents), one caption per pair of clips of a scene from its paraphrases (the negative prompt
-    instead one time in ten: CFG's unconditional), the first latent frame kept clean one time in four (image-to-video: those
-    tokens get timestep 0 and no loss, as an image condition at frame 0 makes them)."""
+    instead one time in ten: CFG's unconditional), the first latent frame kept clean one time in four
+    (image-to-video: those tokens get timestep 0 and no loss, as an image condition at frame 0 makes them)."""
     from ltx_core.guidance.perturbations import BatchedPerturbationConfig
     from ltx_core.model.transformer.model_configurator import LTXModelConfigurator
     from ltx_core.model.transformer.modality import Modality
