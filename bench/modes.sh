@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 
 ffmpeg -v error -y -f lavfi -i testsrc=size=200x150 -frames:v 1 "$work/image.png"
 ffmpeg -v error -y -f lavfi -i sine=frequency=440:sample_rate=48000:duration=2 "$work/tone.wav"
-prompt="a red fox running through fresh snow at dawn"
+prompt="A red circle moves to the left across a plain blue background. A steady tone plays."
 # The retake source, the IC-LoRA reference, and a warm-up; its first line names the default checkpoint.
 checkpoint=$("$ltx" generate --prompt "$prompt" --output "$work/source.mp4" 2>&1 | sed -n 's/^embedded default model //p')
 ffmpeg -v error -y -f lavfi -i gradients=size=96x64:rate=24:duration=0.7 -vf format=gray "$work/mask.mp4"

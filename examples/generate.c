@@ -62,7 +62,7 @@ static int show_cancellation(ltx_engine* engine, const char* prompt, long cancel
 
 int main(int argc, char** argv) {
   const char* mp4 = argc > 1 ? argv[1] : "generate.mp4";
-  const char* prompt = argc > 2 ? argv[2] : "a red fox running through fresh snow";
+  const char* prompt = argc > 2 ? argv[2] : "A red circle moves to the left across a plain blue background.";
   const char* cancel_env = getenv("LTX_EXAMPLE_CANCEL_AT_STEP");
   const long cancel_at = cancel_env != NULL ? strtol(cancel_env, NULL, 10) : 0;
   long no_cancel = 0;

@@ -57,7 +57,7 @@ typedef enum ltx_stream { LTX_VIDEO = 0, LTX_AUDIO = 1, LTX_STREAM_FORCE_INT32 =
 typedef enum ltx_mode { LTX_ONE_STAGE = 0, LTX_TWO_STAGE = 1, LTX_MODE_FORCE_INT32 = 0x7fffffff } ltx_mode;
 typedef enum ltx_sampler { LTX_EULER = 0, LTX_RES2S = 1, LTX_SAMPLER_FORCE_INT32 = 0x7fffffff } ltx_sampler;
 ltx_request* ltx_request_new(void);               /* the official defaults: 121 frames at 768x512, 24 fps */
-ltx_request* ltx_request_new_default_model(void); /* the embedded default's size: 17 frames at 192x128, 8 steps */
+ltx_request* ltx_request_new_default_model(void); /* the embedded default's size: 17 frames at 192x128, 30 steps */
 ltx_status ltx_request_add_prompt(ltx_request* request, const char* prompt);
 ltx_status ltx_request_set_negative_prompt(ltx_request* request, const char* prompt);
 ltx_status ltx_request_set_text_embeddings(ltx_request* request, const char* path);

@@ -2,9 +2,9 @@
 
     import ltx
     engine = ltx.Engine()  # no model named: the embedded tiny default model (scripts/setup installs its Gemma)
-    video = engine.generate("a red fox running through fresh snow", seed=7)
+    video = engine.generate("A red circle moves to the left across a plain blue background.", seed=7)
     print(video.frames.shape, video.audio.shape)  # (17, 128, 192, 3) uint8, (channels, samples) float32
-    video.save("fox.mp4", wav="fox.wav")
+    video.save("circle.mp4", wav="circle.wav")
 
 Every failure is an ltx.Error (a RuntimeError) of the subclass of its kind: InvalidRequest (also a ValueError),
 InvalidModel, IoError (also an OSError), OutOfMemory (also a MemoryError), Cancelled or InternalError.

@@ -122,7 +122,7 @@ auto with_request_options(Finish finish) {
 
 constexpr const char* kGenerateDoc =
     "Generates one video with audio for `prompt` and returns it as an ltx.Video. Options left None keep the "
-    "model's defaults (with the embedded default model: 17 frames of 192x128, 8 steps). `images`: a list of paths, "
+    "model's defaults (with the embedded default model: 17 frames of 192x128, 30 steps). `images`: a list of paths, "
     "(path, frame, strength, crf) tuples (the last three optional) or dicts of those keys. `stg_blocks` applies to "
     "both streams. `sampler`: \"euler\" or \"res2s\" (the HQ pipeline's). `keyframe_interpolation`: every image "
     "as a guiding keyframe. `audio`: an audio file to generate the video to (audio_start, audio_max_duration in "
@@ -145,7 +145,8 @@ constexpr const char* kGenerateBatchDoc =
 void bind_engine(nb::module_& m) {
   nb::class_<PyEngine> cls(m, "Engine",
                            "Loads a model set once (the GIL released), then generates many times. With no checkpoint, "
-                           "dit or text_encoder: the embedded tiny default model (untrained: its output is noise-like) "
+                           "dit or text_encoder: the embedded tiny default model (trained on a world of colored shapes that move "
+                           "with a tone) "
                            "with the Gemma 3 270M GGUF that scripts/setup installs.");
   cls.def(
       "__init__",

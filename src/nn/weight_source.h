@@ -4,7 +4,6 @@
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,11 +26,6 @@ class WeightSource {
   virtual std::string describe() const = 0;  // the path(s), for error messages
   // The name the file itself gives a tensor, for error messages (differs when a source renames a layout).
   virtual std::string file_name(std::string_view name) const { return std::string(name); }
-  // A source that makes tensors on request (the embedded default model's generator, stages/default_model.cpp):
-  // WeightLoader::get asks it for a tensor it lacks, with the shape the model expects. Files make nothing.
-  virtual std::optional<Tensor> make_missing(std::string_view /*name*/, const Shape& /*shape*/) const {
-    return std::nullopt;
-  }
 };
 
 // The JSON held in a string metadata entry (e.g. the checkpoint's "config"); throws naming the source when absent

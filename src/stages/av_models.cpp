@@ -1,6 +1,7 @@
 #include "stages/av_models.h"
 
 #include "core/error.h"
+#include "stages/default_model.h"
 
 namespace ltx::stages {
 AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
@@ -9,6 +10,8 @@ AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, D
   m.config = metadata_json(*checkpoint, "config");
   if (auto it = checkpoint->metadata().find("model_version"); it != checkpoint->metadata().end())
     m.model_version = it->second;
+  if (auto it = checkpoint->metadata().find("ltx_default_model"); it != checkpoint->metadata().end())
+    m.embedded_default = it->second == kDefaultModelName;
   LTX_CHECK(m.config.contains("transformer"), "pipeline", checkpoint->describe(),
             ": `config` has no \"transformer\" section");
   if (parts.dit) {

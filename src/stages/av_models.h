@@ -25,8 +25,9 @@ struct AvModelParts {
 };
 
 struct AvModels {
-  Json config;                // the checkpoint's `config` metadata
-  std::string model_version;  // the checkpoint's `model_version` metadata, or empty
+  Json config;                    // the checkpoint's `config` metadata
+  std::string model_version;      // the checkpoint's `model_version` metadata, or empty
+  bool embedded_default = false;  // the embedded default model (`ltx_default_model` metadata: stages/default_model.h)
   std::unique_ptr<ltxm::Dit> dit;
   video_vae::LatentStats video_stats;
   std::optional<video_vae::VideoDecoder> video_decoder;

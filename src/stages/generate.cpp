@@ -14,6 +14,7 @@
 #include "pipeline/finite_check.h"
 #include "pipeline/schedule.h"
 #include "stages/audio_input.h"
+#include "stages/default_model.h"
 #include "stages/media.h"
 #include "stages/pipelines.h"
 #include "stages/prompt_enhancer.h"
@@ -178,9 +179,10 @@ GenerationSpec::Retake retake_latents(const LoadedModels& m, const GenerateReque
 GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, int64_t items,
                                const std::optional<AudioClip>& clip, const std::optional<RetakeSource>& source) {
   // res_2s is the HQ pipeline's sampler, and brings its defaults.
-  const PipelineDefaults defaults = r.sampler == Sampler::Res2s
-                                        ? hq_pipeline_defaults()
-                                        : pipeline_defaults(m.models.model_version, m.models.dit->config().n_layers);
+  PipelineDefaults defaults = r.sampler == Sampler::Res2s
+                                  ? hq_pipeline_defaults()
+                                  : pipeline_defaults(m.models.model_version, m.models.dit->config().n_layers);
+  if (m.models.embedded_default && r.sampler != Sampler::Res2s) apply_default_model_guidance(defaults.guidance);
   GenerationSpec spec;
   spec.batch = items;
   spec.frames = r.frames;

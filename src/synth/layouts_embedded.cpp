@@ -1,10 +1,10 @@
-// The layout files of src/synth/layouts/ linked into the library with the assembler's .incbin, so that `ltx synth`
-// needs no data files beside the binary. CMakeLists.txt passes the folder as LTX_SYNTH_LAYOUT_DIR and lists the
-// JSON files as this source's OBJECT_DEPENDS, so editing one rebuilds this object (ccache does not cache a source
-// that uses .incbin, so it never serves a stale one).
+// The layout files of src/synth/layouts/ linked into the library (core/embedded_file.h), so that `ltx synth` needs
+// no data files beside the binary. CMakeLists.txt passes the folder as LTX_SYNTH_LAYOUT_DIR and lists the JSON
+// files as this source's OBJECT_DEPENDS.
 #include <array>
 #include <string>
 
+#include "core/embedded_file.h"
 #include "core/error.h"
 #include "synth/layout.h"
 
@@ -12,23 +12,7 @@
 #error "LTX_SYNTH_LAYOUT_DIR must name the src/synth/layouts folder (CMakeLists.txt sets it)"
 #endif
 
-// Defines symbol_begin / symbol_end around the file's bytes, followed by a NUL.
-// clang-format off
-#define LTX_EMBED_LAYOUT(symbol, file)                                                   \
-  __asm__(".pushsection .rodata\n"                                                       \
-          ".balign 16\n"                                                                 \
-          ".globl " #symbol "_begin\n"                                                   \
-          ".hidden " #symbol "_begin\n"                                                  \
-          #symbol "_begin:\n"                                                            \
-          ".incbin \"" LTX_SYNTH_LAYOUT_DIR "/" file "\"\n"                               \
-          ".globl " #symbol "_end\n"                                                     \
-          ".hidden " #symbol "_end\n"                                                    \
-          #symbol "_end:\n"                                                              \
-          ".byte 0\n"                                                                    \
-          ".popsection\n");                                                              \
-  extern "C" __attribute__((visibility("hidden"))) const char symbol##_begin[]; /* NOLINT */ \
-  extern "C" __attribute__((visibility("hidden"))) const char symbol##_end[];   /* NOLINT */
-// clang-format on
+#define LTX_EMBED_LAYOUT(symbol, file) LTX_EMBED_FILE(symbol, LTX_SYNTH_LAYOUT_DIR "/" file)
 
 LTX_EMBED_LAYOUT(ltx_synth_layout_ltx_2_3_22b, "ltx-2.3-22b.json")
 LTX_EMBED_LAYOUT(ltx_synth_layout_ltx_2_19b, "ltx-2-19b.json")

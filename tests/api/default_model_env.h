@@ -1,7 +1,7 @@
 // What the tests of the public API share about the embedded default model: whether its Gemma 3 270M GGUF is
 // installed (the tests that need it are skipped with this reason otherwise), a fresh temporary folder, and a fixture
-// giving each test suite one cache folder (the tiny checkpoint and Gemma's decoded matrices are made into it once,
-// as tests/cli do with LTX_CACHE_DIR). Only the standard library and GoogleTest: tests/api see ltx/ headers only.
+// giving each test suite one cache folder (the default model's file and Gemma's decoded matrices are written into it
+// once, as tests/cli do with LTX_CACHE_DIR). Only the standard library and GoogleTest: tests/api see ltx/ headers only.
 #pragma once
 
 #include <gtest/gtest.h>

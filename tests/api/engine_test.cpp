@@ -151,13 +151,13 @@ TEST_F(EngineDefaultModel, GeneratesTheDefaultRequest) {
   EXPECT_EQ(r.frames, 17);
   EXPECT_EQ(r.height, 128);
   EXPECT_EQ(r.width, 192);
-  EXPECT_EQ(r.steps, 8);
+  EXPECT_EQ(r.steps, 30);
   r.prompts = {"a red fox running through fresh snow"};
   Heard heard;
   const ltx::GenerateResult result = engine_->generate(r, listen(heard, {}));
-  EXPECT_EQ(heard.denoise_steps, 8);
+  EXPECT_EQ(heard.denoise_steps, 30);
   EXPECT_EQ(heard.ended, (std::vector<std::string>{"encode prompt", "denoise", "decode"}));
-  EXPECT_EQ(result.request.steps, 8);
+  EXPECT_EQ(result.request.steps, 30);
   EXPECT_EQ(result.model_version, engine_->model_version());
   EXPECT_FALSE(result.negative_prompt.empty());  // the official one, as no negative prompt was given
   EXPECT_GT(engine_->load_seconds(), 0.0);

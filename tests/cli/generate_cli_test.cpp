@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -112,16 +113,45 @@ TEST(GenerateCli, DefaultModelMadeOnceAndReportsJsonProgress) {
       for (const auto& e : fs::directory_iterator(dir / "cache"))
         times.emplace_back(e.path().filename().string(), fs::last_write_time(e.path()));
   }
-  // The cache folder: the tiny checkpoint and the Gemma GGUF's decoded matrices, each written once (the second run
+  // The cache folder: the default model's file and the Gemma GGUF's decoded matrices, each written once (the second run
   // found both: same modification times).
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir / "cache")) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   ASSERT_EQ(names.size(), 2u);
   EXPECT_EQ(names[0].rfind("gemma-decoded-", 0), 0u) << names[0];
-  EXPECT_EQ(names[1].rfind("ltx-tiny-default-", 0), 0u) << names[1];
+  EXPECT_EQ(names[1].rfind("ltx-world-default-", 0), 0u) << names[1];
   for (const auto& [name, time] : times) EXPECT_EQ(fs::last_write_time(dir / "cache" / name), time) << name;
   EXPECT_TRUE(fs::exists(dir / "fox.mp4"));
+  fs::remove_all(dir);
+}
+
+// The embedded default runs with its own video guidance (stages/default_model.cpp apply_default_model_guidance:
+// CFG 7, no STG, no modality guidance), the official audio guidance, and a request's own values over both.
+TEST(GenerateCli, DefaultModelRunsWithItsGuidanceUnlessTheRequestSetsIt) {
+  if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
+  const fs::path dir = temp_dir("guidance");
+  const ScopedEnv cache("LTX_CACHE_DIR", (dir / "cache").string());
+  const auto guidance = [&](const std::string& extra) {
+    const CliRun run = run_ltx(
+        "generate --prompt \"a red circle\" --frames 9 --width 64 --height 64 --steps 1 "
+        "--quiet --json " +
+        extra + "--output " + (dir / "out.mp4").string());
+    EXPECT_EQ(run.code, 0) << run.output;
+    std::ifstream sidecar(dir / "out.json");
+    return Json::parse(sidecar).at("parameters").at("guidance");
+  };
+  const Json d = guidance("");
+  EXPECT_EQ(d.at("video").at("cfg"), 7.0);
+  EXPECT_EQ(d.at("video").at("stg"), 0.0);
+  EXPECT_EQ(d.at("video").at("modality"), 1.0);
+  EXPECT_EQ(d.at("audio").at("cfg"), 7.0);
+  EXPECT_EQ(d.at("audio").at("stg"), 1.0);
+  EXPECT_EQ(d.at("audio").at("modality"), 3.0);
+  const Json given = guidance("--cfg 3 --stg 1 ");
+  EXPECT_EQ(given.at("video").at("cfg"), 3.0);
+  EXPECT_EQ(given.at("video").at("stg"), 1.0);
+  EXPECT_EQ(given.at("video").at("modality"), 1.0);
   fs::remove_all(dir);
 }
 

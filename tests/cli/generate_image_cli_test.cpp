@@ -1,12 +1,12 @@
-// `ltx generate --image` and batches on the embedded default model (no model arguments: the tiny untrained checkpoint,
-// which has a VAE encoder, and the Gemma 3 270M GGUF). The model is untrained, so nothing here says the video looks
-// like the image: measured, frame 0 of a strength-1 run changes with the seed as much as every other frame (its decode
-// also depends on the other latent frames), so no pixel property of the image holds. What these tests show is that the
-// whole path runs (image read, libx264 still round trip, resize/crop, VAE encode, frame-0 latent replacement and an
-// appended keyframe through the DiT, decode) and that the conditioning reaches the output: the frames differ from the
-// run without images at the same seed. That frame 0's latent is replaced exactly is tested on the golden model
-// (tests/pipeline/image_conditioning_test.cpp, LatentReplacementAndKeyframeAppend). Several prompts (--prompt repeated,
-// --prompts-file) write one MP4 per item; an unreadable image fails before any work.
+// `ltx generate --image` and batches on the embedded default model (no model arguments: the trained world model, which
+// has a VAE encoder, and the Gemma 3 270M GGUF). These tests run it off its world and size (a test pattern, 64x64,
+// 2 steps), so they show that the whole path runs (image read, libx264 still round trip, resize/crop, VAE encode,
+// frame-0 latent replacement and an appended keyframe through the DiT, decode) and that the conditioning reaches the
+// output: the frames differ from the run without images at the same seed. That the first frame keeps the image is
+// tests/world/test_adherence.py (a scene of the world at its size); that frame 0's latent is replaced exactly is
+// tested on the golden model (tests/pipeline/image_conditioning_test.cpp, LatentReplacementAndKeyframeAppend).
+// Several prompts (--prompt repeated, --prompts-file) write one MP4 per item; an unreadable image fails before any
+// work.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

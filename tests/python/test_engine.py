@@ -40,7 +40,7 @@ def tool_env():
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory):
-    """One cache folder (the tiny checkpoint, Gemma's decoded matrices) for this module's engines and the CLI, made
+    """One cache folder (the default model's file, Gemma's decoded matrices) for this module's engines and the CLI, made
     once as tests/cli do. Removed afterwards: it holds some 200 MB."""
     path = tmp_path_factory.mktemp("ltx_cache")
     old = os.environ.get("LTX_CACHE_DIR")

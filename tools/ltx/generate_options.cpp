@@ -31,8 +31,9 @@ const char* const kGenerateUsage =
     "                    [--precision validation|production] [--wav FILE] [--frames-dir DIR]\n"
     "                    [--sidecar FILE.json | --json] [--progress text|json] [--quiet] [--repeat N]\n"
     "                    [--memory-budget SIZE (the whole run; default: MemAvailable)] [--int8-activations] [--help]\n"
-    "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (untrained) with the\n"
-    "Gemma 3 270M text encoder installed by scripts/setup.\n"
+    "With no --checkpoint, --text-encoder or --text-embeddings: the embedded tiny default model (trained on a world\n"
+    "of colored shapes on plain backgrounds, moving with a tone) with the Gemma 3 270M text encoder installed by\n"
+    "scripts/setup.\n"
     "Several prompts (--prompt repeated, --prompts-file with one per line) and --batch N (N samples of each prompt,\n"
     "one seed, one noise draw for the whole batch) run through the DiT together; with more than one item the\n"
     "outputs are OUT_0.mp4, OUT_1.mp4, ... (prompt-major), likewise --wav, --frames-dir and the sidecar.";

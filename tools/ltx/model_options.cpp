@@ -71,7 +71,7 @@ EngineOptions with_default_model(EngineOptions engine, const std::function<void(
   engine.text_encoder = model.text_encoder;
   if (note) {
     note(made ? "made the embedded default model " + model.checkpoint : "embedded default model " + model.checkpoint);
-    note("(tiny and untrained: the output is noise-like; it shows the whole pipeline running)");
+    note("(tiny, trained on a small world of colored shapes that move with a tone: see the README)");
   }
   return engine;
 }
