@@ -143,11 +143,12 @@ constexpr const char* kGenerateBatchDoc =
 }  // namespace
 
 void bind_engine(nb::module_& m) {
-  nb::class_<PyEngine> cls(m, "Engine",
-                           "Loads a model set once (the GIL released), then generates many times. With no checkpoint, "
-                           "dit or text_encoder: the embedded tiny default model (trained on a world of colored shapes that move "
-                           "with a tone) "
-                           "with the Gemma 3 270M GGUF that scripts/setup installs.");
+  nb::class_<PyEngine> cls(
+      m, "Engine",
+      "Loads a model set once (the GIL released), then generates many times. With no checkpoint, "
+      "dit or text_encoder: the embedded tiny default model (trained on a world of colored shapes that move "
+      "with a tone) "
+      "with the Gemma 3 270M GGUF that scripts/setup installs.");
   cls.def(
       "__init__",
       [](PyEngine* self, Path checkpoint, Path text_encoder, Path mmproj, Path dit, Path dit_config, Path upsampler,

@@ -677,7 +677,7 @@ def export(state: Path, out: Path) -> None:
                 raise RuntimeError(f"{key} differs between the components that share it")
             weights[key] = v
     steps = {name: torch.load(state / f"{name}.pt", weights_only=False)["step"]
-             for name in (*STAGES, "video_decoder") if (state / f"{name}.pt").exists()}
+             for name in STAGES if (state / f"{name}.pt").exists()}
     metadata = {"config": json.dumps(CONFIG, sort_keys=True, separators=(",", ":")), "model_version": "2.3.0",
                 "ltx_default_model": "world", "ltx_world_steps": json.dumps(steps, sort_keys=True)}
     tmp = out.with_suffix(".partial")
