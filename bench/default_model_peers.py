@@ -2,7 +2,7 @@
 (ltx_pipelines/ti2vid_one_stage.py TI2VidOneStagePipeline.__call__, run as that file's main() runs it, then its
 encode_video to an MP4) on the same checkpoint file, at the default model's request (17 frames, 192x128, 24 fps,
 30 steps) with the guidance the engine runs it with (the official LTX-2.3 values of ltx_pipelines/utils/constants.py
-detect_params, the STG block clamped to the model's depth as src/pipeline/params.cpp does; for the video CFG 7
+detect_params, the STG block clamped to the model's depth as src/pipeline/params.cpp does; for the video CFG 3
 without STG or modality guidance), a warm-up generation, then ROUNDS timed ones; prints a JSON object of the median
 seconds per stage on stdout.
 
@@ -167,7 +167,7 @@ def fit_latent_sizes(pipeline, config: dict) -> None:
 def guidance(checkpoint: str, config: dict):
     """The guidance the engine runs the embedded default with: the official defaults for the checkpoint
     (constants.py detect_params: LTX-2.3's for model_version 2.3.x), the STG block clamped to the last one this model
-    has (src/pipeline/params.cpp), and for the video CFG 7 without STG or modality guidance
+    has (src/pipeline/params.cpp), and for the video CFG 3 without STG or modality guidance
     (src/stages/default_model.cpp apply_default_model_guidance)."""
     from ltx_pipelines.utils.constants import detect_params
 
@@ -177,7 +177,7 @@ def guidance(checkpoint: str, config: dict):
     def clamped(p):
         return dataclasses.replace(p, stg_blocks=[min(b, max(n_layers - 1, 0)) for b in p.stg_blocks])
 
-    video = dataclasses.replace(clamped(params.video_guider_params), cfg_scale=7.0, stg_scale=0.0,
+    video = dataclasses.replace(clamped(params.video_guider_params), cfg_scale=3.0, stg_scale=0.0,
                                 modality_scale=1.0)
     return params, video, clamped(params.audio_guider_params)
 

@@ -7,7 +7,7 @@
 // vae.*, audio_vae.*, vocoder.*, text_embedding_projection.*, the connectors under model.diffusion_model.). Its
 // text conditioning takes the hidden states of the Gemma 3 270M GGUF that scripts/setup installs from PyPI, so the
 // whole chain runs: prompt -> Gemma -> feature extractor -> connectors -> DiT -> VAEs -> vocoder -> MP4, and the
-// output follows the prompt as far as its training has got (tests/world/test_adherence.py holds it).
+// output follows the prompt within that world (tests/world/test_adherence.py holds it).
 //
 // The file (src/stages/default_model.safetensors, made by tools/world/train.py export) is linked into the binary
 // (default_model_embedded.cpp) and written once into the cache folder, then loaded through the normal checkpoint
@@ -26,7 +26,7 @@ namespace ltx::stages {
 inline constexpr const char* kDefaultModelName = "world";
 
 // Bump when the embedded file changes: it names the cache file, so an old one is never reused.
-inline constexpr int kDefaultModelVersion = 3;  // 3: trained on tools/world
+inline constexpr int kDefaultModelVersion = 4;  // 3: trained on tools/world; 4: DiT at high noise too
 
 // The Gemma the default model was trained with: the 270M's hidden size and hidden states (layers + 1).
 inline constexpr int64_t kDefaultGemmaHidden = 640;

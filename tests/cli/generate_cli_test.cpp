@@ -127,7 +127,7 @@ TEST(GenerateCli, DefaultModelMadeOnceAndReportsJsonProgress) {
 }
 
 // The embedded default runs with its own video guidance (stages/default_model.cpp apply_default_model_guidance:
-// CFG 7, no STG, no modality guidance), the official audio guidance, and a request's own values over both.
+// CFG 3, no STG, no modality guidance), the official audio guidance, and a request's own values over both.
 TEST(GenerateCli, DefaultModelRunsWithItsGuidanceUnlessTheRequestSetsIt) {
   if (stages::find_default_text_encoder().empty()) GTEST_SKIP() << stages::default_text_encoder_missing_message();
   const fs::path dir = temp_dir("guidance");
@@ -142,14 +142,14 @@ TEST(GenerateCli, DefaultModelRunsWithItsGuidanceUnlessTheRequestSetsIt) {
     return Json::parse(sidecar).at("parameters").at("guidance");
   };
   const Json d = guidance("");
-  EXPECT_EQ(d.at("video").at("cfg"), 7.0);
+  EXPECT_EQ(d.at("video").at("cfg"), 3.0);
   EXPECT_EQ(d.at("video").at("stg"), 0.0);
   EXPECT_EQ(d.at("video").at("modality"), 1.0);
   EXPECT_EQ(d.at("audio").at("cfg"), 7.0);
   EXPECT_EQ(d.at("audio").at("stg"), 1.0);
   EXPECT_EQ(d.at("audio").at("modality"), 3.0);
-  const Json given = guidance("--cfg 3 --stg 1 ");
-  EXPECT_EQ(given.at("video").at("cfg"), 3.0);
+  const Json given = guidance("--cfg 5 --stg 1 ");
+  EXPECT_EQ(given.at("video").at("cfg"), 5.0);
   EXPECT_EQ(given.at("video").at("stg"), 1.0);
   EXPECT_EQ(given.at("video").at("modality"), 1.0);
   fs::remove_all(dir);
