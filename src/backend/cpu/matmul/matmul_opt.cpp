@@ -157,8 +157,8 @@ bool onednn_route(const Plan& plan, DType out_dtype) {
   return b_dense && onednn_faster(p);
 }
 
-// Primitives by shape, created on first use and shared by all threads (execution is thread-safe). A model has a
-// few dozen distinct Linear shapes.
+// Primitives by shape, created on first use and shared by all threads (execution is thread-safe: each call brings its
+// own scratchpad, onednn_matmul.cpp). A model has a few dozen distinct Linear shapes.
 std::shared_ptr<const onednn::Matmul> onednn_primitive(const onednn::MatmulShape& s) {
   using Key = std::array<int64_t, 8>;
   static PrimitiveCache<Key, const onednn::Matmul> cache(512);

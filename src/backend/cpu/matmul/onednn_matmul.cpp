@@ -58,8 +58,13 @@ Matmul::Matmul(const MatmulShape& s) : impl_(std::make_unique<Impl>()) {
   impl_->b_md = s.packed_weights ? dnnl::memory::desc(dims{s.k, s.n}, dt_of(s.b), dnnl::memory::format_tag::any)
                                  : impl_->b_user_md;
   try {
+    // Per-call scratchpads: the primitive is shared by every thread (matmul_opt.cpp's cache), and oneDNN's library
+    // scratchpad, one for all primitives in Debian's build, is safe only in the thread that made the primitive
+    // (scratchpad_mode::library): from several threads the outputs were sometimes wrong.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::matmul::desc d(impl_->a_md, impl_->b_md, impl_->out_md);
-    impl_->pd = dnnl::matmul::primitive_desc(d, engine());
+    impl_->pd = dnnl::matmul::primitive_desc(d, attr, engine());
     impl_->prim = dnnl::matmul(impl_->pd);
   } catch (const dnnl::error& e) {
     fail("onednn", std::string("matmul primitive: ") + e.what());
@@ -85,8 +90,12 @@ void Matmul::run(const void* a, void* out) {
   match_thread_count();
   dnnl::memory a_mem(impl_->a_md, engine(), const_cast<void*>(a));
   dnnl::memory out_mem(impl_->out_md, engine(), out);
+  dnnl::memory scratch(impl_->pd.scratchpad_desc(), engine());
   dnnl::stream st(engine());
-  impl_->prim.execute(st, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, impl_->b_mem}, {DNNL_ARG_DST, out_mem}});
+  impl_->prim.execute(st, {{DNNL_ARG_SRC, a_mem},
+                           {DNNL_ARG_WEIGHTS, impl_->b_mem},
+                           {DNNL_ARG_DST, out_mem},
+                           {DNNL_ARG_SCRATCHPAD, scratch}});
   st.wait();
 }
 
@@ -96,8 +105,10 @@ void Matmul::run(const void* a, const void* b, void* out) const {
   dnnl::memory a_mem(impl_->a_md, engine(), const_cast<void*>(a));
   dnnl::memory b_mem(impl_->b_user_md, engine(), const_cast<void*>(b));
   dnnl::memory out_mem(impl_->out_md, engine(), out);
+  dnnl::memory scratch(impl_->pd.scratchpad_desc(), engine());
   dnnl::stream st(engine());
-  impl_->prim.execute(st, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}});
+  impl_->prim.execute(
+      st, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, out_mem}, {DNNL_ARG_SCRATCHPAD, scratch}});
   st.wait();
 }
 
