@@ -69,7 +69,7 @@ void apply_default_model_guidance(AvGuidance& guidance);
 // The request size the model was trained at and runs at by default: 0.7 s of 24 fps video.
 struct DefaultModelRequest {
   int64_t frames = 17, height = 128, width = 192;
-  int steps = 30;  // the official LTX-2.3 count: at 8 the picture follows the prompt far less (README)
+  int steps = 30;  // the official LTX-2.3 count: at 8 pitch trends and an image's first frame hold less (tools/world)
 };
 
 }  // namespace ltx::stages
