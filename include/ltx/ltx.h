@@ -69,8 +69,8 @@ ltx_status ltx_request_set_batch(ltx_request* request, int64_t samples_per_promp
 /* name: "cfg", "stg", "rescale", "modality", "skip_step" (a whole number >= 0). */
 ltx_status ltx_request_set_guidance(ltx_request* request, ltx_stream stream, const char* name, double value);
 ltx_status ltx_request_add_image(ltx_request* request, const char* path, int64_t frame, double strength, int crf);
-/* Audio-to-video: the file's audio from `start` seconds, at most `max_duration` seconds (<= 0: to the end), held
-   fixed while the video is generated; the result carries it. */
+/* Audio-to-video: the file's audio from `start` seconds, at most `max_duration` seconds (<= 0: the video's duration,
+   the official command line's default), held fixed while the video is generated; the result carries it. */
 ltx_status ltx_request_set_audio(ltx_request* request, const char* path, double start, double max_duration);
 /* Retake: [start, end) seconds of the video file regenerated, the rest kept, at the file's size, frame count and rate;
  * keep_video / keep_audio (0 or 1) regenerate nothing of that stream. */

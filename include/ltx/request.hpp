@@ -33,7 +33,9 @@ struct Guidance {
 struct AudioInput {
   std::string path;
   double start = 0.0;                  // seconds, >= 0
-  std::optional<double> max_duration;  // seconds, > 0; unset: to the end
+  // Seconds, > 0, at least the video's duration; unset: the video's duration (frames / fps), as the official
+  // command line defaults it, so the output's audio is as long as its video. A result reports the value used.
+  std::optional<double> max_duration;
 };
 
 // Retake (ltx_pipelines retake.py): the file's video (and audio, if it has any) encoded, [start, end) seconds of it

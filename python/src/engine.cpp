@@ -126,7 +126,7 @@ constexpr const char* kGenerateDoc =
     "(path, frame, strength, crf) tuples (the last three optional) or dicts of those keys. `stg_blocks` applies to "
     "both streams. `sampler`: \"euler\" or \"res2s\" (the HQ pipeline's). `keyframe_interpolation`: every image "
     "as a guiding keyframe. `audio`: an audio file to generate the video to (audio_start, audio_max_duration in "
-    "seconds). `retake`: {\"path\", \"start\", \"end\"[, \"keep_video\", \"keep_audio\"]} regenerates that "
+    "seconds; audio_max_duration None: the video's duration). `retake`: {\"path\", \"start\", \"end\"[, \"keep_video\", \"keep_audio\"]} regenerates that "
     "window of a video file and keeps the rest. `reference_videos`: IC-LoRA control videos (paths or (path, strength) "
     "tuples) for the engine's IC-LoRA, `conditioning_strength` and `conditioning_mask` (a grey video) weighing "
     "their attention. `enhance_prompt`: each prompt first rewritten by the text encoder (Gemma sees the first image "

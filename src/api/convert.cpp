@@ -112,6 +112,7 @@ GenerateResult to_result(stages::GenerateReport report, const GenerateRequest& r
   result.model = options;
   result.request = request;
   result.request.steps = report.steps;
+  if (result.request.audio) result.request.audio->max_duration = report.audio_max_duration;
   result.model_version = report.model_version;
   result.negative_prompt = report.negative_prompt;
   result.video_guidance = to_values(report.guidance.video);

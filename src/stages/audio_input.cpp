@@ -19,6 +19,10 @@ AudioClip read_audio_clip(const std::string& path, double start, std::optional<d
   return cut_audio_clip(*decoded, path, start, max_duration);
 }
 
+double a2v_audio_max_duration(std::optional<double> requested, int64_t frames, double fps) {
+  return requested.value_or(static_cast<double>(frames) / fps);
+}
+
 AudioClip cut_audio_clip(const io::DecodedAudio& decoded, const std::string& path, double start,
                          std::optional<double> max_duration) {
   LTX_CHECK(std::isfinite(start) && start >= 0, "audio",

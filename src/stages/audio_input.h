@@ -33,6 +33,12 @@ AudioClip read_audio_clip(const std::string& path, double start, std::optional<d
 AudioClip cut_audio_clip(const io::DecodedAudio& decoded, const std::string& path, double start,
                          std::optional<double> max_duration);
 
+// How many seconds of the file an audio-to-video run reads: `requested`, or when the request names none, the
+// video's duration frames / fps, as ltx-pipelines' command line defaults --audio-max-duration
+// (a2vid_two_stage.py main(); the pipeline class's own default, None, is what that command line overrides). The
+// output then carries audio as long as its video.
+double a2v_audio_max_duration(std::optional<double> requested, int64_t frames, double fps);
+
 // The audio VAE encoder's latent [1, z, T', M'] of the clip (resampled to the encoder's rate, log-mel, encoded),
 // with the encoder loaded from the checkpoint for this call.
 Tensor encode_audio_clip(const std::shared_ptr<const WeightSource>& checkpoint, DType compute, const AudioClip& clip);

@@ -347,8 +347,9 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   std::optional<AudioClip> clip;  // audio-to-video: read and encoded before any heavy work; the output's audio
   if (!r.audio.empty()) {
     clock.start("encode audio");
-    clip =
-        in_category(ErrorCategory::Io, [&] { return read_audio_clip(r.audio, r.audio_start, r.audio_max_duration); });
+    report.audio_max_duration = a2v_audio_max_duration(r.audio_max_duration, r.frames, r.fps);
+    clip = in_category(ErrorCategory::Io,
+                       [&] { return read_audio_clip(r.audio, r.audio_start, report.audio_max_duration); });
   }
   std::optional<RetakeSource> source;  // retake: read and encoded before any heavy work
   if (!r.retake.empty()) {

@@ -48,8 +48,8 @@ struct GenerateRequest {
   std::vector<ReferenceVideoInput> references;
   double conditioning_strength = 1.0;
   std::string conditioning_mask;
-  // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s, encoded and held fixed;
-  // the output carries that clip. Empty: text-to-audio-and-video.
+  // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s (unset: the video's
+  // duration, a2v_audio_max_duration), encoded and held fixed; the output carries that clip. Empty: text-to-audio-and-video.
   std::string audio;
   double audio_start = 0.0;
   std::optional<double> audio_max_duration;
@@ -89,6 +89,7 @@ struct GenerateReport {
   // The settings after the model's defaults were applied (for the sidecar).
   std::string model_version, negative_prompt;
   int steps = 0;
+  std::optional<double> audio_max_duration;  // audio-to-video: the seconds of the file read (a2v_audio_max_duration)
   AvGuidance guidance;
   std::string decode_strategy;  // the video decode's strategy and planned peak (DecodeStrategy::describe)
   std::string memory_plan;      // the run's memory plan (MemoryPlan::describe); empty without a budget

@@ -40,6 +40,19 @@ AvGuidance guidance_from_json(const nlohmann::json& j) {
   return {guider_from_json(j.at("video")), guider_from_json(j.at("audio"))};
 }
 
+// An input a case may leave out (a key absent or null), as the official call may: nullptr then. A runner reads every
+// optional input through this, so that a case can say "absent" and the engine's path without it is checked.
+const nlohmann::json* optional_param(const nlohmann::json& params, const char* key) {
+  const auto it = params.find(key);
+  return it == params.end() || it->is_null() ? nullptr : &*it;
+}
+
+// The case's own weights, or those of the case its params name as shared_weights.
+std::string weights_file(const GoldenCase& c) {
+  const nlohmann::json* shared = optional_param(c.params(), "shared_weights");
+  return shared ? c.dir + "/../" + shared->get<std::string>() + "/weights.safetensors" : c.weights_path();
+}
+
 TextContexts contexts(const SafetensorsFile& in) {
   return {in.get("context.video.positive"), in.get("context.audio.positive"), in.get("context.video.negative"),
           in.get("context.audio.negative")};
@@ -313,6 +326,7 @@ std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision 
 // bf16 checkpoint (the two-stage case's file rounded, as the reference's) and fused into stage 1 only, its
 // reference_downscale_factor read from the file's metadata, control.mov and mask.mov read and pooled as the engine's
 // generate does, the images from their recorded pixels; stage 1 on the distilled sigmas, stage 2 on the bare DiT.
+// Without a mask video (ic_lora_no_mask) the case's conditioning_attention_strength weighs the reference alone.
 std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const nlohmann::json& shared = params.at("shared_weights");
@@ -343,11 +357,11 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   });
   std::map<std::string, Tensor> out;
   const nlohmann::json& reference = params.at("reference_video");
-  const nlohmann::json& mask_input = params.at("attention_mask_video");
+  const nlohmann::json* mask_input = optional_param(params, "attention_mask_video");
   const ReferenceRequest refs{
       {{c.dir + "/" + reference.at("file").get<std::string>(), reference.at("strength").get<double>()}},
-      mask_input.at("strength").get<double>(),
-      c.dir + "/" + mask_input.at("file").get<std::string>(),
+      (mask_input ? *mask_input : params).at(mask_input ? "strength" : "conditioning_attention_strength").get<double>(),
+      mask_input ? c.dir + "/" + mask_input->at("file").get<std::string>() : "",
       spec.height / 2,
       spec.width / 2,
       spec.frames,
@@ -357,12 +371,13 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   const Tensor& latent = spec.references.at(0).latent;
   out["reference.0.latent." + std::to_string(refs.height / refs.downscale_factor) + "x" +
       std::to_string(refs.width / refs.downscale_factor)] = latent;
-  // The mask at two points of its chain: as read, and pooled to the reference latent (before the strength).
-  const Tensor mask = load_attention_mask_pixels(refs.mask, refs.height, refs.width, refs.frames);
-  out["mask.pixels"] = mask;
-  out["mask.latent"] =
-      Tensor::from_floats(DType::F32, {1, latent.dim(2) * latent.dim(3) * latent.dim(4)},
-                          attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), 1.0));
+  if (mask_input) {  // the mask at two points of its chain: as read, and pooled to the reference latent
+    const Tensor mask = load_attention_mask_pixels(refs.mask, refs.height, refs.width, refs.frames);
+    out["mask.pixels"] = mask;
+    out["mask.latent"] =
+        Tensor::from_floats(DType::F32, {1, latent.dim(2) * latent.dim(3) * latent.dim(4)},
+                            attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), 1.0));
+  }
   NoiseReplayer noise = recorded_noise(in);
   const TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"), {}, {}};
   run_two_stage({*models.dit, *models.dit, up, models.video_stats, [&lora] { lora.use_stage2(false); }}, spec, text,
@@ -372,11 +387,12 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
 }
 
 // Audio-to-video (ltx_pipelines/a2vid_two_stage.py, tools/reference/make_a2v_goldens.py): the case's input.wav
-// read and encoded as the engine's generate does, then the two-stage flow with that audio held fixed; outputs the
-// clip (the pipeline's returned audio), its encoded latent and the final latents.
+// read and encoded as the engine's generate does (no max_duration: the engine's default, which the case made by the
+// official command line pins), then the two-stage flow with that audio held fixed; outputs the clip (the
+// pipeline's returned audio), its encoded latent and the final latents.
 std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  const auto source = open_safetensors(c.weights_path());
+  const auto source = open_safetensors(weights_file(c));
   AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, source, p);
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
@@ -385,8 +401,11 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   GenerationSpec spec = spec_from_params(params);
   spec.guidance.video = guider_from_json(params.at("guidance").at("stage_1").at("video"));
   const nlohmann::json& audio = params.at("audio_input");
-  const AudioClip clip = read_audio_clip(c.dir + "/" + audio.at("file").get<std::string>(),
-                                         audio.at("start").get<double>(), audio.at("max_duration").get<double>());
+  const nlohmann::json* max_duration = optional_param(audio, "max_duration");
+  const AudioClip clip = read_audio_clip(
+      c.dir + "/" + audio.at("file").get<std::string>(), audio.at("start").get<double>(),
+      a2v_audio_max_duration(max_duration ? std::optional(max_duration->get<double>()) : std::nullopt, spec.frames,
+                             spec.fps));
   const Tensor encoded = encode_audio_clip(source, compute_dtype(p), clip);
   spec.audio_latent = held_audio_latent(encoded, audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps),
                                         clip, static_cast<double>(spec.frames) / spec.fps);
@@ -418,13 +437,14 @@ std::map<std::string, Tensor> run_retake_case(const GoldenCase& c, Precision p) 
   GenerationSpec::Retake r;
   r.video_latent = encode_pixels(load_video_encoder(file("video_encoder"), compute_dtype(p)), source.pixels);
   out["video.encoded"] = r.video_latent;
-  LTX_CHECK(source.audio.has_value(), "verify", "the retake case's input has no audio");
-  out["audio.clip"] =
-      Tensor::from_floats(DType::F32, {source.audio->channels, source.audio->length()}, source.audio->samples);
-  const int64_t audio_frames = audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps).frames;
-  r.audio_latent =
-      fit_audio_latent(encode_audio_clip(file("audio_encoder"), compute_dtype(p), *source.audio), audio_frames, 1);
-  out["audio.encoded"] = r.audio_latent;
+  if (source.audio) {  // a source without audio (retake_silent): the whole audio generated, as retake.py does
+    out["audio.clip"] =
+        Tensor::from_floats(DType::F32, {source.audio->channels, source.audio->length()}, source.audio->samples);
+    const int64_t audio_frames = audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps).frames;
+    r.audio_latent =
+        fit_audio_latent(encode_audio_clip(file("audio_encoder"), compute_dtype(p), *source.audio), audio_frames, 1);
+    out["audio.encoded"] = r.audio_latent;
+  }
   r.start = retake.at("start").get<double>();
   r.end = retake.at("end").get<double>();
   r.keep_video = retake.at("keep_video").get<bool>();

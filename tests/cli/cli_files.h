@@ -1,5 +1,5 @@
 // The files CLI tests make and read: a fresh folder per test and process, a whole file's bytes, and ffprobe's count
-// of a video's frames.
+// of a video's frames and of a stream's duration.
 #pragma once
 
 #include <unistd.h>
@@ -38,6 +38,18 @@ inline int count_video_frames(const std::filesystem::path& video) {
   if (std::fscanf(pipe, "%d", &n) != 1) n = -1;
   ::pclose(pipe);
   return n;
+}
+
+// ffprobe's duration in seconds of the file's first stream of `type` ("v" or "a"), or -1 without one.
+inline double stream_seconds(const std::filesystem::path& file, const std::string& type) {
+  const std::string cmd = "ffprobe -v error -select_streams " + type +
+                          ":0 -show_entries stream=duration -of csv=p=0 " + file.string() + " 2>/dev/null";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return -1;
+  double seconds = -1;
+  if (std::fscanf(pipe, "%lf", &seconds) != 1) seconds = -1;
+  ::pclose(pipe);
+  return seconds;
 }
 
 }  // namespace ltx

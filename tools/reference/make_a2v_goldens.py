@@ -10,6 +10,10 @@
                  (CFG, STG, modality, rescale) and the audio guider MultiModalGuiderParams() (no guidance); x2
                  upsample; stage 2 with the distilled sigmas (no LoRA) and the same frozen audio. Outputs: the final
                  video latent, the frozen audio latent and the clip the pipeline returns in place of decoded audio.
+  a2v_default_duration  the same run with no --audio-max-duration: the value the pipeline gets is what
+                 a2vid_two_stage.py main() passes when the option is absent (num_frames / frame_rate), found by
+                 running main()'s own argument handling (official_cli_audio_max_duration); params.audio_input has no
+                 max_duration, so the engine's default must give the same clip. Weights: ../a2v_two_stage's.
 Intermediates as the two-stage case's (latents after every step, x0 of every pass).
 """
 
@@ -21,6 +25,7 @@ import sys
 import tempfile
 import wave
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import torch
@@ -64,6 +69,7 @@ from make_pipeline_goldens import TOLERANCE as PIPELINE_TOLERANCE  # noqa: E402
 GROUPS = ("pipeline",)
 GENERATOR = "tools/reference/make_a2v_goldens.py"
 AUDIO_START, AUDIO_MAX_DURATION, WAV_RATE, WAV_SECONDS = 0.05, 0.5, 44100, 0.7
+SHARED_WEIGHTS = "a2v_two_stage"  # the default-duration case runs the explicit case's file
 
 
 def input_wav() -> bytes:
@@ -80,6 +86,34 @@ def input_wav() -> bytes:
         w.setframerate(WAV_RATE)
         w.writeframes(pcm.tobytes())
     return buf.getvalue()
+
+
+def official_cli_audio_max_duration(wav_path: Path, num_frames: int, fps: float) -> float | None:
+    """The audio_max_duration that ltx_pipelines/a2vid_two_stage.py main() passes to the pipeline when the command
+    line names no --audio-max-duration: main() run on such a command line, with the pipeline class replaced by a
+    recorder of its arguments and the video writer by a no-op."""
+    import ltx_pipelines.a2vid_two_stage as a2v
+
+    seen: dict = {}
+
+    class Recorder:
+        def __init__(self, **_kwargs):
+            pass
+
+        def __call__(self, **kwargs):
+            seen.update(kwargs)
+            return iter(()), None
+
+    argv = ["a2vid_two_stage", "--checkpoint-path", "unused", "--gemma-root", "unused", "--prompt", "unused",
+            "--output-path", "unused.mp4", "--spatial-upsampler-path", "unused", "--distilled-lora", "unused", "1.0",
+            "--audio-path", str(wav_path), "--audio-start-time", str(AUDIO_START),
+            "--num-frames", str(num_frames), "--frame-rate", str(fps)]
+    with mock.patch.object(a2v, "A2VidPipelineTwoStage", Recorder), \
+            mock.patch.object(a2v, "encode_video", lambda **_kwargs: None), mock.patch.object(sys, "argv", argv):
+        a2v.main()
+    if seen.get("audio_start_time") != AUDIO_START or seen.get("num_frames") != num_frames:
+        raise RuntimeError(f"a2vid_two_stage main() passed {seen}")
+    return seen["audio_max_duration"]
 
 
 def denoise_video_only_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, components, steps: StepRecorder,
@@ -113,7 +147,8 @@ def denoise_video_only_tiny(output_shape, noiser, sigmas, stepper, denoise_fn, c
     return video_tools.unpatchify(video_tools.clear_conditioning(video_state)), audio_tools.unpatchify(audio_state)
 
 
-def a2v_case() -> GoldenCase:
+def a2v_case(case: str = "a2v_two_stage", max_duration_option: float | None = AUDIO_MAX_DURATION) -> GoldenCase:
+    """`max_duration_option`: the command line's --audio-max-duration (None: not given)."""
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.guiders import MultiModalGuider, MultiModalGuiderParams
     from ltx_core.components.noisers import GaussianNoiser
@@ -142,8 +177,11 @@ def a2v_case() -> GoldenCase:
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
         wav_path = Path(tmp) / "input.wav"
         wav_path.write_bytes(wav)
+        max_duration = max_duration_option
+        if max_duration is None:
+            max_duration = official_cli_audio_max_duration(wav_path, NUM_FRAMES, FPS)
         ledger = Ledger(Path(tmp), config, weights, up_config, up_weights)
-        clip = decode_audio_from_file(str(wav_path), torch.device("cpu"), AUDIO_START, AUDIO_MAX_DURATION)
+        clip = decode_audio_from_file(str(wav_path), torch.device("cpu"), AUDIO_START, max_duration)
         encoded = encode_audio(clip, ledger.get("audio_encoder"))
         frames = AudioLatentShape.from_duration(batch=1, duration=NUM_FRAMES / FPS, channels=8, mel_bins=16).frames
         encoded = encoded[:, :, :frames]
@@ -195,7 +233,8 @@ def a2v_case() -> GoldenCase:
         "height": height, "width": width, "stage_1_height": height // 2, "stage_1_width": width // 2,
         "num_inference_steps": steps,
         "stage_2_sigmas": list(STAGE_2_DISTILLED_SIGMA_VALUES),
-        "audio_input": {"file": "input.wav", "start": AUDIO_START, "max_duration": AUDIO_MAX_DURATION},
+        "audio_input": {"file": "input.wav", "start": AUDIO_START,
+                        **({} if max_duration_option is None else {"max_duration": max_duration_option})},
         "audio_sampling_rate": clip.sampling_rate,
         "video_latent_shape": list(video_state.latent.shape),
         "audio_latent_shape": list(audio_state.latent.shape),
@@ -204,20 +243,36 @@ def a2v_case() -> GoldenCase:
                      "stage_2": "none (simple_denoising_func)"},
         "noise_draws": described,
     }
+    all_weights = {**weights, **{UPSAMPLER_PREFIX + k: v for k, v in up_weights.items()}}
+    metadata = {"config": canonical_json(config), "upsampler_config": canonical_json(up_config)}
+    clip_text = f"{AUDIO_MAX_DURATION} s"
+    if max_duration_option is None:  # the explicit case's weights, not written twice
+        params["shared_weights"] = SHARED_WEIGHTS
+        params["official_cli"] = {"audio_max_duration_passed": max_duration, "argument_handling":
+                                  "ltx_pipelines/a2vid_two_stage.py main() with no --audio-max-duration"}
+        all_weights, metadata = {}, {"config": canonical_json(config)}
+        clip_text = f"{max_duration:.4g} s (no --audio-max-duration: the official command line's default)"
     return GoldenCase(
-        group="pipeline", case="a2v_two_stage", component="pipeline_a2v",
-        description="Tiny LTX-2.3 audio-to-video run (A2VidPipelineTwoStage): 0.5 s of a stereo 44.1 kHz WAV from "
-        "0.05 s, encoded by the audio VAE and held fixed; stage 1 at 64x96 with 3 video-guided Euler steps, x2 "
-        "upsample, stage 2 at 128x192 with the distilled sigmas; 9 frames at 24 fps; final latents and the clip",
-        generator=GENERATOR, weights={**weights, **{UPSAMPLER_PREFIX + k: v for k, v in up_weights.items()}},
-        weights_metadata={"config": canonical_json(config), "upsampler_config": canonical_json(up_config)},
+        group="pipeline", case=case, component="pipeline_a2v",
+        description=f"Tiny LTX-2.3 audio-to-video run (A2VidPipelineTwoStage): {clip_text} of a stereo 44.1 kHz "
+        "WAV from 0.05 s, encoded by the audio VAE and held fixed; stage 1 at 64x96 with 3 video-guided Euler "
+        "steps, x2 upsample, stage 2 at 128x192 with the distilled sigmas; 9 frames at 24 fps; final latents and "
+        "the clip",
+        generator=GENERATOR, weights=all_weights, weights_metadata=metadata,
         inputs={**noise, **ctx}, outputs=outputs, intermediates=rec.values, params=params,
         tolerance=PIPELINE_TOLERANCE, extra_files={"input.wav": wav},
     )
 
 
+CASES = {"a2v_two_stage": AUDIO_MAX_DURATION, "a2v_default_duration": None}
+
+
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
-    if "pipeline" not in groups or (only_cases is not None and "a2v_two_stage" not in only_cases):
+    if "pipeline" not in groups:
         return []
-    torch.manual_seed(0)
-    return [with_measured_production(a2v_case).write(out_root)]
+    written = []
+    for case, max_duration_option in CASES.items():
+        if only_cases is None or case in only_cases:
+            torch.manual_seed(0)
+            written.append(with_measured_production(lambda: a2v_case(case, max_duration_option)).write(out_root))
+    return written
