@@ -12,6 +12,9 @@ one bf16 checkpoint (ltx-core fuses LoRAs into bf16 or fp8 stored weights only).
            stage 2 (256x128) on the bare checkpoint with the images only (STAGE_2_DISTILLED_SIGMA_VALUES).
            Recorded: the reference video's and the images' encoder inputs and latents, the mask at each step of
            its chain, the stage-1 self-attention mask, every step's latents and x0, the final latents.
+  ic_lora_no_mask  the same run without the optional inputs: no mask video (the scalar attention strength 0.6
+           then weighs the reference tokens alone, _create_conditionings' elif branch), no images, the reference at
+           strength 1 (kept clean).
 """
 
 from __future__ import annotations
@@ -102,7 +105,9 @@ def write_mov(path: Path, frames: list[np.ndarray], fps: float) -> None:
             c.mux(p)
 
 
-def iclora_case() -> GoldenCase:
+def iclora_case(case: str = "ic_lora", with_mask: bool = True, with_images: bool = True,
+                video_strength: float = VIDEO_STRENGTH, attention_strength: float = ATTENTION_STRENGTH) -> GoldenCase:
+    """The ic_lora case, or the same run with the mask video and the images left out (ic_lora_no_mask)."""
     import ltx_pipelines.ic_lora as ic
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.noisers import GaussianNoiser
@@ -131,17 +136,19 @@ def iclora_case() -> GoldenCase:
     rec = Recorder()
     draws: list = []
     inputs: dict = {}
-    sources = [source_image(im["size"], im["seed"]) for im in I2V_IMAGES]
+    image_specs = I2V_IMAGES if with_images else []
+    sources = [source_image(im["size"], im["seed"]) for im in image_specs]
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
         tmp = Path(tmp)
         lora_path, control_path, mask_path = tmp / LORA_FILE, tmp / CONTROL_FILE, tmp / MASK_FILE
         write_safetensors(lora_path, lora, {"reference_downscale_factor": str(DOWNSCALE)})
         write_mov(control_path, [control_pixels(f) for f in range(CONTROL_FRAMES)], 24)
         write_mov(mask_path, [mask_pixels(f) for f in range(MASK_FRAMES)], 24)
-        files = {name: (tmp / name).read_bytes() for name in (LORA_FILE, CONTROL_FILE, MASK_FILE)}
+        files = {name: (tmp / name).read_bytes()
+                 for name in (LORA_FILE, CONTROL_FILE) + ((MASK_FILE,) if with_mask else ())}
         ledger = Ledger(tmp, config, checkpoint, up_config, up_checkpoint)
         images = []
-        for i, im in enumerate(I2V_IMAGES):
+        for i, im in enumerate(image_specs):
             path = tmp / f"image{i}.png"
             Image.fromarray(sources[i]).save(path)
             images.append(ImageConditioningInput(str(path), im["frame"], im["strength"]))
@@ -158,8 +165,10 @@ def iclora_case() -> GoldenCase:
         encoder = ledger.get("video_encoder").to(reference_dtype())
 
         # ic_lora.py main: the mask video at the stage-1 size (bf16 there whatever the pipeline's dtype).
-        mask = ic._load_mask_video(str(mask_path), HEIGHT // 2, WIDTH // 2, NUM_FRAMES)
-        rec.add("mask.pixels", mask)
+        mask = None
+        if with_mask:
+            mask = ic._load_mask_video(str(mask_path), HEIGHT // 2, WIDTH // 2, NUM_FRAMES)
+            rec.add("mask.pixels", mask)
         downsample = ic.ICLoraPipeline._downsample_mask_to_latent
 
         def record_mask(mask, target_latent_shape):
@@ -171,9 +180,9 @@ def iclora_case() -> GoldenCase:
         hook = encoder.register_forward_hook(lambda _m, args, out: seen.append((args[0].clone(), out.clone())))
         pipeline._downsample_mask_to_latent = record_mask
         stage_1_items = pipeline._create_conditionings(
-            images=images, video_conditioning=[(str(control_path), VIDEO_STRENGTH)], height=HEIGHT // 2,
+            images=images, video_conditioning=[(str(control_path), video_strength)], height=HEIGHT // 2,
             width=WIDTH // 2, num_frames=NUM_FRAMES, video_encoder=encoder,
-            conditioning_attention_strength=ATTENTION_STRENGTH, conditioning_attention_mask=mask)
+            conditioning_attention_strength=attention_strength, conditioning_attention_mask=mask)
         hook.remove()
         names = [f"image.{i}" for i in range(len(images))] + ["reference.0"]
         for name, (pixels, latent) in zip(names, seen, strict=True):
@@ -220,12 +229,16 @@ def iclora_case() -> GoldenCase:
         steps_rec.close()
 
     lat = lambda h, w: (h // 64) * (w // 64)  # noqa: E731  latent pixels per frame at a stage's output size
-    n1, k1, r1 = 2 * lat(HEIGHT, WIDTH), lat(HEIGHT, WIDTH), 2 * lat(HEIGHT // DOWNSCALE, WIDTH // DOWNSCALE)
+    keyframes = sum(1 for im in image_specs if im["frame"] != 0)  # frame 0 replaces latent, the others add tokens
+    n1, k1 = 2 * lat(HEIGHT, WIDTH), keyframes * lat(HEIGHT, WIDTH)
+    r1 = 2 * lat(HEIGHT // DOWNSCALE, WIDTH // DOWNSCALE)
     n_audio = audio_state.latent.shape[2]
     noise, described = noise_inputs(draws, [
-        ("stage 1 video initial noise (generated + keyframe + reference tokens)", (1, n1 + k1 + r1, VIDEO_CHANNELS)),
+        ("stage 1 video initial noise (generated + keyframe + reference tokens)" if keyframes else
+         "stage 1 video initial noise (generated + reference tokens)", (1, n1 + k1 + r1, VIDEO_CHANNELS)),
         ("stage 1 audio initial noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
-        ("stage 2 video noise (upsampled latent + keyframe tokens)", (1, 4 * (n1 + k1), VIDEO_CHANNELS)),
+        ("stage 2 video noise (upsampled latent + keyframe tokens)" if keyframes else
+         "stage 2 video noise (upsampled latent)", (1, 4 * (n1 + k1), VIDEO_CHANNELS)),
         ("stage 2 audio noise", (1, n_audio, AUDIO_TOKEN_WIDTH)),
     ])
     params = {
@@ -241,13 +254,15 @@ def iclora_case() -> GoldenCase:
         "ic_lora": {"file": LORA_FILE, "strength": 1.0, "reference_downscale_factor": DOWNSCALE,
                     "layout": "official naming, bf16, rank 2 on every DiT Linear, dyadic values; metadata "
                     "reference_downscale_factor; fused into stage 1 only (the stage-2 ledger has loras=[])"},
-        "reference_video": {"file": CONTROL_FILE, "strength": VIDEO_STRENGTH, "frames_in_file": CONTROL_FRAMES,
+        "reference_video": {"file": CONTROL_FILE, "strength": video_strength, "frames_in_file": CONTROL_FRAMES,
                             "source_size": list(CONTROL_SIZE), "read_at": [HEIGHT // 2 // DOWNSCALE,
                                                                            WIDTH // 2 // DOWNSCALE]},
-        "attention_mask_video": {"file": MASK_FILE, "strength": ATTENTION_STRENGTH, "frames_in_file": MASK_FRAMES,
-                                 "source_size": list(MASK_SIZE), "read_at": [HEIGHT // 2, WIDTH // 2]},
+        **({"attention_mask_video": {"file": MASK_FILE, "strength": attention_strength,
+                                     "frames_in_file": MASK_FRAMES, "source_size": list(MASK_SIZE),
+                                     "read_at": [HEIGHT // 2, WIDTH // 2]}} if with_mask else
+           {"conditioning_attention_strength": attention_strength}),
         "images": [{"frame": im["frame"], "strength": im["strength"], "crf": 33, "source_size": list(im["size"])}
-                   for im in I2V_IMAGES],
+                   for im in image_specs],
         "recorded": "NAME.pixels.HxW = the video encoder's input (images after the libx264 round trip; the "
         "reference video as load_video_conditioning gives it), NAME.latent.HxW its output; mask.pixels = "
         "_load_mask_video's output (bf16), mask.latent = _downsample_mask_to_latent's; stage1.attention_mask.video "
@@ -257,12 +272,19 @@ def iclora_case() -> GoldenCase:
         "guidance": "none (simple_denoising_func in both stages)",
         "noise_draws": described,
     }
+    if with_mask and with_images:
+        description = ("Tiny LTX-2.3 IC-LoRA run (ICLoraPipeline): stage 1 at 128x64 on the distilled sigmas with an "
+                       "IC-LoRA (reference_downscale_factor 2) fused, two images, a 12-frame control video read at "
+                       "64x32 as reference tokens (strength 0.75) under a mask video x attention strength 0.5; x2 "
+                       "upsample; stage 2 at 256x128 on the bare checkpoint; final latents")
+    else:
+        description = (f"The ic_lora run without {'a mask video' if not with_mask else ''}"
+                       f"{' or ' if not (with_mask or with_images) else ''}{'images' if not with_images else ''}: "
+                       f"the reference tokens at strength {video_strength}"
+                       + ("" if with_mask else f", weighed by the scalar attention strength {attention_strength}")
+                       + "; final latents")
     return GoldenCase(
-        group="pipeline", case="ic_lora", component="pipeline_iclora",
-        description="Tiny LTX-2.3 IC-LoRA run (ICLoraPipeline): stage 1 at 128x64 on the distilled sigmas with an "
-        "IC-LoRA (reference_downscale_factor 2) fused, two images, a 12-frame control video read at 64x32 as "
-        "reference tokens (strength 0.75) under a mask video x attention strength 0.5; x2 upsample; stage 2 at "
-        "256x128 on the bare checkpoint; final latents",
+        group="pipeline", case=case, component="pipeline_iclora", description=description,
         generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
         inputs={**noise, **ctx, **inputs}, outputs={"latents.video.final": video_state.latent,
                                                     "latents.audio.final": audio_state.latent},
@@ -270,8 +292,17 @@ def iclora_case() -> GoldenCase:
     )
 
 
+CASES = {"ic_lora": {},
+         "ic_lora_no_mask": {"with_mask": False, "with_images": False, "video_strength": 1.0,
+                             "attention_strength": 0.6}}
+
+
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
-    if "pipeline" not in groups or (only_cases is not None and "ic_lora" not in only_cases):
+    if "pipeline" not in groups:
         return []
-    torch.manual_seed(0)
-    return [with_measured_production(iclora_case).write(out_root)]
+    written = []
+    for case, options in CASES.items():
+        if only_cases is None or case in only_cases:
+            torch.manual_seed(0)
+            written.append(with_measured_production(lambda: iclora_case(case, **options)).write(out_root))
+    return written

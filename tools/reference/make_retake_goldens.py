@@ -13,6 +13,9 @@
           both streams) through multi_modal_guider_denoising_func. Recorded: every step's latents and x0, the final
           latents.
 
+  retake_silent  the same with input.mov's audio stream left out: retake.py then has no initial audio latent and no
+          audio region mask (decode_audio_from_file gives None), so the whole audio is generated from noise.
+
 The DiT is the two_stage case's, the video encoder the keyframe_interpolation case's and the audio encoder the
 a2v_two_stage case's (the same generator code and seeds, checked): this case stores only input.mov.
 """
@@ -78,9 +81,9 @@ def frame_pixels(f: int) -> np.ndarray:
     return np.clip(base, 0, 255).round().astype(np.uint8)
 
 
-def input_mov(path: Path) -> None:
-    """Lossless RGB frames (PNG in MOV: the decoded pixels are these bits in any FFmpeg) and PCM audio; MOV records
-    the frame count and the streams' durations, which the reference reads."""
+def input_mov(path: Path, with_audio: bool = True) -> None:
+    """Lossless RGB frames (PNG in MOV: the decoded pixels are these bits in any FFmpeg) and PCM audio (unless not
+    `with_audio`); MOV records the frame count and the streams' durations, which the reference reads."""
     import av
 
     n = int(AUDIO_RATE * AUDIO_SECONDS)
@@ -95,12 +98,14 @@ def input_mov(path: Path) -> None:
     with av.open(str(path), "w", format="mov") as c:
         v = c.add_stream("png", rate=FPS)
         v.width, v.height, v.pix_fmt = WIDTH, HEIGHT, "rgb24"
-        a = c.add_stream("pcm_s16le", rate=AUDIO_RATE, layout="stereo")
+        a = c.add_stream("pcm_s16le", rate=AUDIO_RATE, layout="stereo") if with_audio else None
         for f in range(FRAMES):
             for p in v.encode(av.VideoFrame.from_ndarray(frame_pixels(f), format="rgb24")):
                 c.mux(p)
         for p in v.encode():
             c.mux(p)
+        if a is None:
+            return
         frame = av.AudioFrame.from_ndarray(pcm.T.reshape(1, -1).copy(), format="s16", layout="stereo")
         frame.sample_rate, frame.pts = AUDIO_RATE, 0
         for p in a.encode(frame):
@@ -122,7 +127,8 @@ def checked_same(mine: dict, case: str, what: str) -> None:
             raise RuntimeError(f"{what} tensor {k} differs from {path}")
 
 
-def retake_case() -> GoldenCase:
+def retake_case(case: str = "retake", with_audio: bool = True) -> GoldenCase:
+    """The retake case, or retake_silent: the same source without its audio stream."""
     import ltx_pipelines.retake as R
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.guiders import MultiModalGuider
@@ -154,7 +160,7 @@ def retake_case() -> GoldenCase:
     draws: list = []
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad(), record_randn(draws):
         mov = Path(tmp) / "input.mov"
-        input_mov(mov)
+        input_mov(mov, with_audio)
         mov_bytes = mov.read_bytes()
         ledger = Ledger(Path(tmp), config, {**dit_weights, **venc, **aenc}, None, {})
         dtype, device = reference_dtype(), torch.device("cpu")
@@ -172,11 +178,16 @@ def retake_case() -> GoldenCase:
         video_encoder.register_forward_hook(record_encoder)
         video_latent = R._encode_video_for_retake(video_encoder, str(mov), output_shape, dtype, device)
         clip = decode_audio_from_file(str(mov), device)
-        rec.add("audio.clip", clip.waveform.squeeze(0))
-        audio_latent = R._encode_audio_for_retake(ledger.get("audio_encoder"), clip.waveform.squeeze(0),
-                                                  clip.sampling_rate, output_shape, dtype)
-        rec.add("audio.encoded", audio_latent)
+        if (clip is not None) != with_audio:
+            raise RuntimeError(f"decode_audio_from_file read {clip} from input.mov (audio stream: {with_audio})")
+        audio_latent, audio_conditionings = None, []  # retake.py without an audio stream
         region = R.TemporalRegionMask(start_time=START, end_time=END, fps=fps)
+        if clip is not None:
+            rec.add("audio.clip", clip.waveform.squeeze(0))
+            audio_latent = R._encode_audio_for_retake(ledger.get("audio_encoder"), clip.waveform.squeeze(0),
+                                                      clip.sampling_rate, output_shape, dtype)
+            rec.add("audio.encoded", audio_latent)
+            audio_conditionings = [region]
 
         video_state, video_tools = noise_video_state(
             output_shape=output_shape, noiser=noiser, conditionings=[region], components=pipeline_components(),
@@ -185,8 +196,8 @@ def retake_case() -> GoldenCase:
         audio_shape = AudioLatentShape.from_video_pixel_shape(output_shape, channels=AUDIO_Z,
                                                               mel_bins=AUDIO_LATENT_MEL)
         audio_tools = AudioLatentTools(pipeline_components().audio_patchifier, audio_shape)
-        audio_state = create_noised_state(tools=audio_tools, conditionings=[region], noiser=noiser, dtype=dtype,
-                                          device=device, initial_latent=audio_latent)
+        audio_state = create_noised_state(tools=audio_tools, conditionings=audio_conditionings, noiser=noiser,
+                                          dtype=dtype, device=device, initial_latent=audio_latent)
         for stream, state in (("video", video_state), ("audio", audio_state)):
             rec.add(f"positions.{stream}", state.positions)
             rec.add(f"denoise_mask.{stream}", state.denoise_mask)
@@ -211,7 +222,8 @@ def retake_case() -> GoldenCase:
     n_video, n_audio = video_state.latent.shape[2] * (HEIGHT // 32) * (WIDTH // 32), audio_state.latent.shape[2]
     noise, described = noise_inputs(draws, [
         ("video noise (the masked tokens take it, the kept ones none)", (1, n_video, VIDEO_CHANNELS)),
-        ("audio noise (the masked tokens take it, the kept ones none)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
+        ("audio noise (the masked tokens take it, the kept ones none)" if with_audio else
+         "audio noise (every token takes it: no source audio)", (1, n_audio, AUDIO_TOKEN_WIDTH)),
     ])
     params = {
         **common_params(None),
@@ -223,7 +235,7 @@ def retake_case() -> GoldenCase:
         "shared_weights": SHARED,
         "weights_layout": "weights.safetensors holds only the config; the DiT, video encoder and audio encoder are "
         "the tensors of the shared cases' files (checked equal)",
-        "audio_sampling_rate": clip.sampling_rate,
+        **({"audio_sampling_rate": clip.sampling_rate} if with_audio else {"source_audio": None}),
         "video_latent_shape": list(video_state.latent.shape),
         "audio_latent_shape": list(audio_state.latent.shape),
         "guidance": guidance_params(STG_BLOCK),
@@ -232,11 +244,16 @@ def retake_case() -> GoldenCase:
         "latent frame's causal pixel-frame span / fps; audio: the token's mel-frame span in seconds), 0 elsewhere",
         "noise_draws": described,
     }
+    description = ("Tiny LTX-2.3 retake (RetakePipeline): a 25-frame 96x64 clip with shorter audio, [0.2, 0.5) s of "
+                   "both streams regenerated in 3 guided Euler steps and the rest kept at the encoded source; the "
+                   "inputs as read and encoded, the masks, every step and the final latents")
+    if not with_audio:
+        description = ("Tiny LTX-2.3 retake (RetakePipeline) of a 25-frame 96x64 clip without audio: [0.2, 0.5) s of "
+                       "the video regenerated in 3 guided Euler steps, the rest kept at the encoded source, the whole "
+                       "audio generated from noise; the inputs as read and encoded, the masks, every step and the "
+                       "final latents")
     return GoldenCase(
-        group="pipeline", case="retake", component="pipeline_retake",
-        description="Tiny LTX-2.3 retake (RetakePipeline): a 25-frame 96x64 clip with shorter audio, [0.2, 0.5) s "
-        "of both streams regenerated in 3 guided Euler steps and the rest kept at the encoded source; the inputs "
-        "as read and encoded, the masks, every step and the final latents",
+        group="pipeline", case=case, component="pipeline_retake", description=description,
         generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
         inputs={**noise, **ctx}, outputs={"latents.video.final": video_state.latent,
                                           "latents.audio.final": audio_state.latent},
@@ -285,9 +302,10 @@ def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> l
     if "pipeline" not in groups:
         return []
     written = []
-    if only_cases is None or "retake" in only_cases:
-        torch.manual_seed(0)
-        written.append(with_measured_production(retake_case).write(out_root))
+    for case, with_audio in (("retake", True), ("retake_silent", False)):
+        if only_cases is None or case in only_cases:
+            torch.manual_seed(0)
+            written.append(with_measured_production(lambda: retake_case(case, with_audio)).write(out_root))
     if only_cases is None or "retake_masks" in only_cases:
         written.append(masks_case().write(out_root))
     return written
