@@ -27,14 +27,48 @@ TEST(SynthLayout, EveryPublishedLayoutParsesToItsTotals) {
     for (const TensorSpec& t : l.tensors) {
       parameters += static_cast<uint64_t>(t.shape.numel());
       bytes += tensor_bytes(t);
-      EXPECT_EQ(t.dtype, DType::BF16) << t.name;
     }
     EXPECT_EQ(parameters, totals["parameters"].get<uint64_t>());
-    EXPECT_EQ(bytes, totals["bytes_bf16"].get<uint64_t>());
+    EXPECT_EQ(bytes, totals["bytes"].get<uint64_t>());
     EXPECT_TRUE(std::is_sorted(l.tensors.begin(), l.tensors.end(),
                                [](const auto& a, const auto& b) { return a.name < b.name; }));
     EXPECT_FALSE(l.files.empty());
   }
+}
+
+// The published transformers keep their AdaLN tables (every DiT key naming a scale_shift_table: 2 global tables and
+// 6 per block in 2.3, 4 per block in 2.0, 48 blocks) in F32 beside bf16 everything else (diffusers PR #13918; the
+// files' sizes).
+TEST(SynthLayout, TheDitTablesAreF32AsPublished) {
+  for (const auto& [name, tables] : {std::pair<std::string, size_t>{"ltx-2.3-22b", 2 + 6 * 48}, {"ltx-2-19b", 2 + 4 * 48}}) {
+    SCOPED_TRACE(name);
+    size_t f32 = 0;
+    for (const TensorSpec& t : published_layout(name).tensors) {
+      const bool table = t.name.rfind("model.diffusion_model.", 0) == 0 &&
+                         t.name.find("scale_shift_table") != std::string::npos;
+      EXPECT_EQ(t.dtype, table ? DType::F32 : DType::BF16) << t.name;
+      f32 += table ? 1 : 0;
+    }
+    EXPECT_EQ(f32, tables);
+  }
+  for (const std::string name : {"gemma-3-12b", "upsampler-x2", "distilled-lora"})
+    for (const TensorSpec& t : published_layout(name).tensors) EXPECT_EQ(t.dtype, DType::BF16) << name << " " << t.name;
+}
+
+// The 19B video decoder is timestep-conditioned (the published file's size needs its 42 tensors); 2.3's is not.
+TEST(SynthLayout, OnlyThe19bDecoderIsTimestepConditioned) {
+  const auto conditioned = [](const std::string& name) {
+    const Layout l = published_layout(name);
+    size_t keys = 0;
+    for (const TensorSpec& t : l.tensors) {
+      const bool embedder = t.name.find("time_embedder") != std::string::npos;
+      const bool table = t.name.rfind("vae.decoder.", 0) == 0 && t.name.find("scale_shift_table") != std::string::npos;
+      keys += embedder || table ? 1 : 0;
+    }
+    return std::pair{l.metadata["config"]["vae"]["timestep_conditioning"].get<bool>(), keys};
+  };
+  EXPECT_EQ(conditioned("ltx-2-19b"), (std::pair<bool, size_t>{true, 41}));
+  EXPECT_EQ(conditioned("ltx-2.3-22b"), (std::pair<bool, size_t>{false, 0}));
 }
 
 TEST(SynthLayout, ExtraTensorsAreIncluded) {

@@ -86,7 +86,9 @@ TEST(SynthStandIn, ZerosLtx23Fp8PairsEveryF8WeightWithItsScales) {
     const int64_t block = in_block ? std::stoll(n.substr(n.find("blocks.") + 7)) : -1;
     // Exactly the Linear weights of blocks 1-42 (fp8_scaled_mm.py excludes blocks 0 and 43-47).
     const bool expect_f8 = block >= 1 && block <= 42 && t.shape.rank() == 2 && n.ends_with(".weight");
-    EXPECT_EQ(got.dtype, expect_f8 ? DType::F8_E4M3 : DType::BF16) << n;
+    // Everything else as the bf16 file has it: BF16, the AdaLN tables F32.
+    EXPECT_EQ(got.dtype, expect_f8 ? DType::F8_E4M3 : t.dtype) << n;
+    if (n.find("scale_shift_table") != std::string::npos) EXPECT_EQ(got.dtype, DType::F32) << n;
     if (got.dtype != DType::F8_E4M3) continue;
     ++n_f8;
     const std::string layer = n.substr(0, n.size() - 7);

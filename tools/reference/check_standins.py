@@ -4,7 +4,7 @@
    module ltx-pipelines' ModelLedger builds from the file is built by ltx-core's configurator from the file's own
    metadata on torch's meta device (no weights), every file key goes through the ledger's key map (SDOps) with a meta
    tensor of the file's shape and dtype, and the result must cover the module's state dict with equal shapes and the
-   dtypes the loading policy expects: bf16 everywhere, and for the fp8 file ltx-core's fp8-scaled-mm policy
+   dtypes the published files have: bf16 everywhere but the DiT's AdaLN tables (F32), and for the fp8 file ltx-core's fp8-scaled-mm policy
    (ltx_core/quantization: FP8Linear weights float8_e4m3fn [in, out] after FP8_TRANSPOSE_SD_OPS, float32 scalar
    weight_scale/input_scale). Gemma: transformers' Gemma3ForConditionalGeneration (what ltx-core's
    GemmaTextEncoderConfigurator builds) from the folder's config.json, against the shards named by
@@ -131,8 +131,12 @@ def check_ltx_file(path: Path, fp8: bool) -> bool:
             sd_ops = SDOps(f"{sd_ops.name}+{FP8_TRANSPOSE_SD_OPS.name}", chained)
             fp8_keys = {f"{n}.{p}" for n, m in module.named_modules() if isinstance(m, FP8Linear)
                         for p in ("weight", "weight_scale", "input_scale")}
-        # FP8Linear's own tensors keep their dtype; the rest is bf16 as published (ModelLedger casts to its dtype).
-        want = lambda k, t, fp8_keys=fp8_keys: t.dtype if k in fp8_keys else torch.bfloat16  # noqa: E731
+        # FP8Linear's own tensors keep their dtype; the rest is as published (ModelLedger casts to its dtype):
+        # the transformer's AdaLN tables float32 (diffusers PR #13918), everything else bf16.
+        def want(k, t, fp8_keys=fp8_keys, name=name):
+            if k in fp8_keys:
+                return t.dtype
+            return torch.float32 if name == "transformer" and "scale_shift_table" in k else torch.bfloat16
         ok, keys = compare(name, module, map_keys(sd_ops, header), want)
         all_ok, claimed = all_ok and ok, claimed | keys
         if fp8_keys:

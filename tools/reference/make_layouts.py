@@ -16,9 +16,15 @@ reported by others are listed separately under "extra_tensors" with their source
 
 The distilled LoRA is the exception: its target list is an assumption (see LORA_RANK below).
 
-Dtypes: published single files are bf16 (../shared/reference/released-files.md: "bf16 (~44-46 GB for 22B)";
-ltx_core/model/audio_vae/vocoder.py MelSTFT: "the checkpoint's exact bfloat16 filterbank"); every floating tensor is
-recorded as BF16. Not verified tensor by tensor against a real header (../shared/reference/ltx2-spec.md §9.1 [verify]).
+Dtypes (file_dtype): published single files are bf16 (../shared/reference/released-files.md: "bf16 (~44-46 GB for
+22B)"; ltx_core/model/audio_vae/vocoder.py MelSTFT: "the checkpoint's exact bfloat16 filterbank") except the DiT's
+AdaLN tables, every `model.diffusion_model.` tensor whose name contains `scale_shift_table`, which are F32: stated for
+Lightricks/LTX-2.3, its Diffusers copy and the fp8 variants in diffusers PR #13918 ("store the AdaLN
+`scale_shift_table` parameters in fp32 alongside bf16 weights ... 290 fp32 tensors next to 3,896 bf16 ones"), and
+what the published files' sizes need: the 2.3 files are 46,149,344,974-46,149,345,334 bytes, which the layout meets
+within ~24 KB (the `config` metadata) with those tables F32 and misses by 9.5 MB with them BF16. The LTX-2 19B file
+(43,333,932,124 bytes, distilled) likewise needs its 194 tables F32 and the video decoder's timestep conditioning
+(LTX2_VAE). Not read tensor by tensor from a real header (../shared/reference/ltx2-spec.md §9.1 [verify]).
 
 Usage: /tmp/venv-ref/bin/python tools/reference/make_layouts.py [--out DIR] [--only NAME ...]
 No randomness is involved; the output depends only on the installed reference versions.
@@ -44,6 +50,15 @@ REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "tools/reference/make_layouts.py"
 DEFAULT_OUT = REPO / "src/synth/layouts"
 FILE_DTYPE = "BF16"  # see the module docstring
+TABLE_DTYPE = "F32"  # the DiT's AdaLN tables in the LTX single files (module docstring)
+
+
+def file_dtype(layout_name: str, key: str) -> str:
+    """The dtype the published file stores `key` in (module docstring)."""
+    if layout_name in ("ltx-2.3-22b", "ltx-2-19b") and key.startswith("model.diffusion_model.") and \
+            "scale_shift_table" in key:
+        return TABLE_DTYPE
+    return FILE_DTYPE
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -157,9 +172,14 @@ LTX23_VAE = {
 # LTX-2 video VAE: encoder (4,6,6,2,2 res layers; widths to 2048) and decoder (4 x res_x{5}, 3 residual
 # compress_all m2) per spec §4.1 and diffusers "2.0" (layers_per_block (4,6,6,2,2), decoder (5,5,5,5),
 # upsample_residual True); no spatial_padding_mode key, so ltx-core pads the encoder with zeros and the decoder with
-# reflect (diffusers: encoder zeros / decoder reflect). timestep_conditioning false: ASSUMED (spec §4.1 [verify]).
+# reflect (diffusers: encoder zeros / decoder reflect). The decoder has timestep conditioning: the published 19B
+# file's size needs its 42 tensors (24,433,921 parameters in bf16: with them the layout meets the file within the
+# same ~24 KB as the 2.3 files, without them it is 48.9 MB short), and ports that read the published weights build
+# the LTX-2 decoder "with timestep conditioning" (up_blocks 0/2/4/6 "with timestep", last_scale_shift_table:
+# Acelogic/LTX-2-MLX and mlx-video ports of LTX-2). The 2.3 decoder has none (its header as quoted in spec §4.1).
 LTX2_VAE = {
     **_VAE_COMMON,
+    "timestep_conditioning": True,
     "encoder_blocks": [
         _res(4), _comp("compress_space_res", 2), _res(6), _comp("compress_time_res", 2), _res(6),
         _comp("compress_all_res", 2), _res(2), _comp("compress_all_res", 2), _res(2),
@@ -241,7 +261,8 @@ VAE_EXTRA = [
 
 # Per-file assumptions, written into each JSON (the README explains them at more length).
 _LTX_ASSUMPTIONS = [
-    "dtype: every tensor BF16, not checked tensor by tensor against a real header",
+    "dtype: every tensor BF16 except the DiT's scale_shift_table tensors, F32 (diffusers PR #13918; the published "
+    "files' sizes); not checked tensor by tensor against a real header",
     "config values: spec sections 2-6 (ltx-core code + diffusers converter configs), not read from a real header; "
     "they fix the shapes, so a wrong value shows up as a wrong shape",
     "the `scheduler` sub-dict of the published config is omitted: ltx-core 1.0.0 does not read it, contents unknown",
@@ -252,9 +273,9 @@ ASSUMPTIONS = {
         "model_version: only the prefix 2.3 is known (ltx_pipelines/utils/constants.py detect_params)",
     ],
     "ltx-2-19b": _LTX_ASSUMPTIONS + [
-        "vae.timestep_conditioning false (spec 4.1 [verify]; the diffusers converter's default, which loads the VAE "
-        "strictly). If the real file has decoder timestep conditioning it also holds vae.decoder.timestep_scale_"
-        "multiplier, last_time_embedder.*, last_scale_shift_table and per-res_x time_embedder/scale_shift_table keys",
+        "vae.timestep_conditioning true: from the published file's size (43,333,932,124 bytes, distilled) and ports "
+        "built on the published weights, not read from a real header; its decoder tables BF16 (with them F32 the "
+        "layout would exceed the file's size)",
         "model_version: unknown (anything not starting with 2.3)",
     ],
     "gemma-3-12b": [
@@ -601,26 +622,38 @@ def compact_json(obj, indent: int = 0, width: int = 118) -> str:
     return "[\n" + ",\n".join(items) + "\n" + pad + "]"
 
 
+DTYPE_BYTES = {"BF16": 2, "F32": 4}
+
+
 def write_layout(path: Path, head: dict, layout: Layout, extras: list[tuple[str, list[int]]] = ()) -> dict:
-    params = sum(numel(s) for s in layout.tensors.values())
-    extra_params = sum(numel(s) for _, s in extras)
+    name = head["name"]
+    tensors = [[k, layout.tensors[k], file_dtype(name, k)] for k in sorted(layout.tensors)]
+    extra_tensors = [[k, s, file_dtype(name, k)] for k, s in extras]
+    params = sum(numel(s) for _, s, _ in tensors)
+    extra_params = sum(numel(s) for _, s, _ in extra_tensors)
+    size = lambda entries: sum(numel(s) * DTYPE_BYTES[d] for _, s, d in entries)  # noqa: E731
     totals = {
-        "tensors": len(layout.tensors),
+        "tensors": len(tensors),
         "parameters": params,
-        "bytes_bf16": 2 * params,
-        "with_extra_tensors": {"tensors": len(layout.tensors) + len(extras), "parameters": params + extra_params,
-                               "bytes_bf16": 2 * (params + extra_params)},
+        "bytes": size(tensors),
+        "with_extra_tensors": {"tensors": len(tensors) + len(extras), "parameters": params + extra_params,
+                               "bytes": size(tensors + extra_tensors)},
     }
+    tables = sum(1 for _, _, d in tensors if d == TABLE_DTYPE)
+    rule = f"every tensor {FILE_DTYPE} (assumed for the published bf16 files; see README)"
+    if tables:
+        rule = (f"{TABLE_DTYPE} for the DiT's {tables} scale_shift_table tensors (diffusers PR #13918; the published "
+                f"files' sizes), {FILE_DTYPE} for every other tensor")
     doc = {
         **head,
-        "dtype_rule": f"every tensor {FILE_DTYPE} (assumed for the published bf16 files; see README)",
+        "dtype_rule": rule,
         "totals": totals,
         "components": layout.components,
         # Persistent buffers of the official modules (not nn.Parameters); they are in the file all the same.
         "buffers": sorted(layout.buffers),
         # Keys reported in the published file that ltx-core does not load (not derivable from the reference).
-        "extra_tensors": [[k, s, FILE_DTYPE] for k, s in extras],
-        "tensors": [[k, layout.tensors[k], FILE_DTYPE] for k in sorted(layout.tensors)],
+        "extra_tensors": extra_tensors,
+        "tensors": tensors,
     }
     text = compact_json(doc) + "\n"
     assert json.loads(text) == json.loads(json.dumps(doc))  # well-formed and lossless
@@ -715,7 +748,7 @@ def main() -> None:
 
     for name, t in summary.items():
         print(f"{name:16s} tensors {t['tensors']:5d}  params {t['parameters']:>14,d}  "
-              f"bf16 {t['bytes_bf16'] / 1e9:7.3f} GB  (+extras: {t['with_extra_tensors']['tensors']} tensors)")
+              f"{t['bytes'] / 1e9:7.3f} GB  (+extras: {t['with_extra_tensors']['tensors']} tensors)")
 
 
 if __name__ == "__main__":
