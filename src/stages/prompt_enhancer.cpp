@@ -24,15 +24,23 @@ constexpr int64_t kImageLongSide = 896;
 
 }  // namespace
 
+// Our own instructions, not the official files' (ltx-core's gemma_t2v_system_prompt.txt and gemma_i2v_system_prompt.txt,
+// which a user may pass with --system-prompt): the same kind of caption asked for, with one worked example. The example
+// is what makes a small base model answer in sentences: with the instructions alone, the 270M model setup installs
+// answered every prompt greedily with a column of "." lines (tests/gemma3/generation_test.cpp holds this).
 const std::string& default_enhance_system_prompt() {
   static const std::string prompt =
       "You are a prompt writer for a text-to-video model that also generates the soundtrack. Rewrite the user's "
       "prompt as one detailed paragraph of plain prose, in the present tense, that describes the video as it "
       "plays: the main subject and its appearance, what it does from start to end, the setting, the light and "
       "the colours, the camera's framing and movement, and the sounds heard (voices, ambience, music, effects), "
-      "with any dialogue in quotation marks. Keep every element the user asked for and do not contradict it; "
-      "add only details that fit it. Write about 150 to 200 words. Reply with the paragraph alone: no title, no "
-      "preamble, no lists, no notes.";
+      "with any dialogue in quotation marks. Keep every element the user asked for and add only details that fit "
+      "it. Reply with the paragraph alone: no title, no preamble, no lists.\n\n"
+      "For example, for the user prompt \"a boat on a lake\", a good reply is:\n"
+      "A small wooden rowing boat drifts slowly across a calm lake in the early morning. Mist hangs low over the "
+      "dark water and pine trees line the far shore under a pale sky. The camera watches from the bank in a wide, "
+      "steady shot as the boat turns gently with the current. Water laps softly against the hull, a bird calls "
+      "once in the distance, and the oars creak in their locks.";
   return prompt;
 }
 
@@ -43,9 +51,14 @@ const std::string& default_enhance_image_system_prompt() {
       "tense, that describes the video as it plays from that frame: the subjects and setting as the image shows "
       "them (do not contradict what is visible), what moves and changes from start to end, the light and the "
       "colours, the camera's framing and movement, and the sounds heard (voices, ambience, music, effects), with "
-      "any dialogue in quotation marks. Keep every element the user asked for; add only details that fit the "
-      "image and the prompt. Write about 150 to 200 words. Reply with the paragraph alone: no title, no preamble, "
-      "no lists, no notes.";
+      "any dialogue in quotation marks. Keep every element the user asked for and add only details that fit the "
+      "image and the prompt. Reply with the paragraph alone: no title, no preamble, no lists.\n\n"
+      "For example, for an image of a kitchen table with a cup on it and the user prompt \"steam rises\", a good "
+      "reply is:\n"
+      "A white ceramic cup of hot tea stands on a worn wooden kitchen table beside a window. Thin wisps of steam "
+      "rise from the cup and curl slowly in the soft morning light that falls across the table. The camera holds "
+      "a close, steady shot at the height of the table. A clock ticks quietly on the wall and a kettle hisses "
+      "softly somewhere out of view.";
   return prompt;
 }
 

@@ -2,11 +2,13 @@
 // tools/reference/make_gemma_generation_goldens.py): greedy tokens equal token for token from plain prompts (one of
 // 589 tokens, longer than the 512-token sliding window) and from chat prompts right-padded to a multiple of 8 as
 // ltx-core's _enhance pads them; the prefill's top logits agree; the chat prompt's ids equal transformers' rendering of
-// Gemma 3's template; the KV-cache path gives the logits a one-shot prefill gives, chunk by chunk.
+// Gemma 3's template; the KV-cache path gives the logits a one-shot prefill gives, chunk by chunk; the built-in
+// enhancement instructions make the model answer in words.
 #include "models/gemma3/generation.h"
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 
@@ -111,6 +113,32 @@ TEST(Gemma3Generation, ChunkedExtendGivesTheOneShotLogits) {
   }
   EXPECT_LT(worst, 1e-4f * top);
   EXPECT_EQ(parts.length, whole.length);
+}
+
+// The built-in enhancement instructions give the default model (a 270M base model) sentences to continue: its
+// greedy reply to each of these prompts is words, not the column of "." lines it wrote under instructions without
+// an example. A reply passes with at least 8 words (runs of two or more letters) and letters making up at least 70%
+// of its non-space characters.
+TEST(Gemma3Generation, BuiltInInstructionsGiveWordsFromTheDefaultModel) {
+  if (testing::real_gguf_path().empty()) GTEST_SKIP() << testing::kSkipNoGguf;
+  stages::EnhanceOptions options;
+  options.greedy = true;
+  options.max_new_tokens = 24;
+  for (const char* prompt : {"a red fox in the snow", "A blue square moves left", "two cats fighting",
+                             "a woman speaks to the camera", "city at night, cars passing"}) {
+    const std::string reply =
+        stages::enhance_prompt(real_model().model, real_model().tokenizer, prompt, options).prompt;
+    int64_t words = 0, letters = 0, visible = 0, run = 0;
+    for (const char c : reply + " ") {
+      const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
+      letters += letter ? 1 : 0;
+      visible += std::isspace(static_cast<unsigned char>(c)) ? 0 : 1;
+      words += !letter && run >= 2 ? 1 : 0;
+      run = letter ? run + 1 : 0;
+    }
+    EXPECT_GE(words, 8) << prompt << " -> " << reply;
+    EXPECT_GE(static_cast<double>(letters), 0.7 * static_cast<double>(visible)) << prompt << " -> " << reply;
+  }
 }
 
 }  // namespace
