@@ -10,26 +10,34 @@ namespace ltx {
 
 WeightStreamer::WeightStreamer(std::span<const Step> steps, std::span<const Slot> slots, const StreamingPolicy& policy)
     : policy_(policy), drops_(steps.size()) {
-  // Each mapped constant's first and last reading step, in the order of first reads.
-  std::map<int, std::pair<size_t, size_t>> uses;  // slot -> (first, last)
+  // Each mapped constant's first and last reading step, in the order of first reads, and whether every read is a
+  // Gather's of its table (input 0).
+  struct Use {
+    size_t first, last;
+    bool gathered;
+  };
+  std::map<int, Use> uses;  // slot -> its reads
   std::vector<int> order;
   for (size_t s = 0; s < steps.size(); ++s)
-    for (const int i : steps[s].in_slots) {
+    for (size_t k = 0; k < steps[s].in_slots.size(); ++k) {
+      const int i = steps[s].in_slots[k];
       const Slot& slot = slots[static_cast<size_t>(i)];
       if (slot.kind != Slot::Kind::Constant || !slot.tensor.is_contiguous()) continue;
-      auto [it, fresh] = uses.try_emplace(i, s, s);
+      const bool gather = steps[s].kind == Step::Kind::Op && steps[s].op == OpKind::Gather && k == 0;
+      auto [it, fresh] = uses.try_emplace(i, Use{s, s, gather});
       if (fresh) order.push_back(i);
-      it->second.second = s;
+      it->second.last = s;
+      it->second.gathered = it->second.gathered && gather;
     }
   for (const int i : order) {
     const Tensor& t = slots[static_cast<size_t>(i)].tensor;
     const size_t bytes = dtype_bytes_for(t.dtype(), t.numel());
     if (file_mapped_bytes(t.raw(), bytes) != bytes) continue;
-    const auto [first, last] = uses.at(i);
+    const Use& use = uses.at(i);
     const bool resident = resident_bytes_ + bytes <= policy_.resident_bytes;
     (resident ? resident_bytes_ : streamed_bytes_) += bytes;
-    if (!resident) drops_[last].push_back(regions_.size());
-    regions_.push_back({t.raw(), bytes, first, last, resident});
+    if (!resident) drops_[use.last].push_back(regions_.size());
+    regions_.push_back({t.raw(), bytes, use.first, use.last, resident, use.gathered});
   }
   for (const Region& r : regions_)
     if (r.resident) kept_.emplace_back(r.data, r.bytes);
@@ -64,8 +72,8 @@ void WeightStreamer::before_step(size_t s) {
     first_run_ = runs_++ == 0;
     next_load_ = 0;
   }
-  // What the reader will load: streamed regions, and resident ones on the first run.
-  const auto loaded = [&](const Region& r) { return r.resident && !first_run_ ? size_t{0} : r.bytes; };
+  // What the reader will load: streamed regions, and resident ones on the first run; never a gathered table.
+  const auto loaded = [&](const Region& r) { return r.gathered || (r.resident && !first_run_) ? size_t{0} : r.bytes; };
   size_t until = from, bytes = 0;
   while (until < regions_.size() && (until == from || bytes + loaded(regions_[until]) <= policy_.read_ahead_bytes))
     bytes += loaded(regions_[until++]);
@@ -94,7 +102,7 @@ void WeightStreamer::read_ahead_loop() {
     loading_ = next_load_++;
     const Region r = regions_[loading_];
     // Resident regions are read ahead on the first run only (after it their pages stay); streamed ones every run.
-    const bool load = !r.resident || first_run_;
+    const bool load = (!r.resident || first_run_) && !r.gathered;
     lock.unlock();
     if (load) load_file_pages(r.data, r.bytes);
     lock.lock();

@@ -2,8 +2,9 @@
 // reads are its Constant slots; those whose bytes lie in a mapped file (core/mapped_file.h) are either resident (kept
 // in memory across runs) or streamed: read in on a helper thread up to `read_ahead_bytes` ahead of the step that
 // first reads them, and dropped after the step that last reads them. Which is which follows the order steps read
-// them: the first `resident_bytes` stay. Weights the plan holds elsewhere (prepared copies, small vectors) are not
-// affected. Results do not change: only where the bytes come from.
+// them: the first `resident_bytes` stay. A table only gathered from (an embedding: a few rows of it read) is never
+// read ahead, whatever its size: its step faults in the rows it reads. Weights the plan holds elsewhere (prepared
+// copies, small vectors) are not affected. Results do not change: only where the bytes come from.
 #pragma once
 
 #include <condition_variable>
@@ -46,6 +47,7 @@ class WeightStreamer {
     size_t bytes;
     size_t first_step, last_step;
     bool resident;  // kept after its last step (read ahead on the first run only)
+    bool gathered;  // only read by Gather steps as their table: never read ahead
   };
   void read_ahead_loop();
 

@@ -306,20 +306,21 @@ std::optional<MemoryPlan> plan_run_memory(const LoadedModels& m, const GenerateR
                      [&] { return plan_memory(m.models.dit->config(), weights, shape, r.memory_budget_bytes); });
 }
 
-// How a phase's plans hold their mapped weights under the run's plan: its resident share, the rest streamed (a
-// resident phase keeps all, read ahead on its first call); nullopt (left to the OS) without a plan.
+// How a phase's streaming plans hold their mapped weights under the run's plan: its resident share less what its
+// unstreamed plans read whole, the rest streamed (a resident phase keeps all, read ahead on its first call); nullopt
+// (left to the OS) without a plan.
 std::optional<StreamingPolicy> streaming_for(const std::optional<MemoryPlan>& plan, const std::string& phase) {
   if (!plan) return std::nullopt;
   const PhaseMemory* p = plan->phase(phase);
   if (p == nullptr || p->streamed_bytes == 0) return StreamingPolicy{SIZE_MAX, kStreamReadAheadBytes};
-  return StreamingPolicy{p->resident_bytes, plan->read_ahead_bytes};
+  return StreamingPolicy{p->resident_bytes - p->unstreamed_bytes, plan->read_ahead_bytes};
 }
 
-// What the video decode may plan for: the budget less what the process held before the run and the weights resident
-// while it runs.
+// What the video decode may plan for: the budget less what the process held before the run, the plan's reserve and
+// the weights resident while it runs.
 size_t decode_budget(const std::optional<MemoryPlan>& plan, size_t budget) {
   if (!plan) return budget;
-  size_t held = plan->held_bytes;
+  size_t held = plan->held_bytes + plan->reserve_bytes;
   for (const PhaseMemory& p : plan->phases)
     if (plan->all_resident || p.name == "decoders") held += p.resident_bytes;
   return budget > held ? budget - held : 1;

@@ -95,9 +95,10 @@ PhaseWeights phase_weights(const LoadedModels& m, const WeightSource& dit_weight
   if (!m.files.upsampler.empty()) w.upsampler = file_bytes(m.files.upsampler);
   if (m.encoder) {
     // The connectors run from the checkpoint (text_encoder.cpp), under its own root whatever file the DiT is from.
-    w.text_encoder = file_bytes(m.files.text_encoder) + stored_bytes(*m.checkpoint, "text_embedding_projection.");
+    w.text_encoder_unstreamed = stored_bytes(*m.checkpoint, "text_embedding_projection.");
     for (const std::string& prefix : connector_prefixes(kOfficialDitRoot))
-      w.text_encoder += stored_bytes(*m.checkpoint, prefix);
+      w.text_encoder_unstreamed += stored_bytes(*m.checkpoint, prefix);
+    w.text_encoder = file_bytes(m.files.text_encoder) + w.text_encoder_unstreamed;
     const gemma3::Config& c = m.encoder->model().config();
     w.text_bytes_per_token = static_cast<size_t>(c.n_hidden_states() * c.hidden_size * 4 + 3 * c.intermediate_size * 2);
   }

@@ -47,8 +47,10 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
   MemoryPlan& plan = need.plan;
   plan.budget_bytes = budget;
   plan.held_bytes = w.held_bytes;
-  need.least = w.held_bytes;
-  budget = budget > w.held_bytes ? budget - w.held_bytes : 0;  // what the phases may use
+  plan.reserve_bytes = unplanned_reserve_bytes(budget);
+  const size_t kept = w.held_bytes + plan.reserve_bytes;  // not the phases'
+  need.least = kept;
+  budget = budget > kept ? budget - kept : 0;  // what the phases may use
   const std::pair<const char*, size_t> phases[] = {{"text encoder", w.text_encoder},
                                                    {"transformer", w.transformer},
                                                    {"upsampler", s.two_stage ? w.upsampler : 0},
@@ -59,6 +61,7 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
     PhaseMemory p;
     p.name = name;
     p.weight_bytes = bytes;
+    p.unstreamed_bytes = std::string(name) == "text encoder" ? std::min(w.text_encoder_unstreamed, bytes) : 0;
     p.activation_bytes = activation_for(name, dit, s, w.text_bytes_per_token);
     // Two stages: the transformer's resident pages stay through the upsampler between the stages (stage 2 reads them
     // again), so the upsampler's mapped weights, the reordered copy its convolutions prepare from them and its
@@ -76,19 +79,24 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
     const size_t resident_need = p.weight_bytes + p.activation_bytes;
     if (plan.all_resident || resident_need <= budget || !streams) {
       p.resident_bytes = p.weight_bytes;
-      need.least = std::max(need.least, w.held_bytes + resident_need);
+      need.least = std::max(need.least, kept + resident_need);
       continue;
     }
     plan.read_ahead_bytes = stream_read_ahead_bytes(budget);
+    // The unstreamed weights are resident whatever the budget; the streamed plan keeps what is left of it.
     const size_t fixed = p.activation_bytes + plan.read_ahead_bytes;
-    p.resident_bytes = budget > fixed ? std::min(p.weight_bytes, budget - fixed) : 0;
+    p.resident_bytes = std::max(p.unstreamed_bytes, budget > fixed ? std::min(p.weight_bytes, budget - fixed) : 0);
     p.streamed_bytes = p.weight_bytes - p.resident_bytes;
-    need.least = std::max(need.least, w.held_bytes + fixed);
+    need.least = std::max(need.least, kept + fixed + p.unstreamed_bytes);
   }
   return need;
 }
 
 }  // namespace
+
+size_t unplanned_reserve_bytes(size_t budget) {
+  return std::clamp(budget / 64, size_t{64} << 20, size_t{512} << 20);
+}
 
 size_t stream_read_ahead_bytes(size_t budget) {
   return std::clamp(budget / 16, size_t{16} << 20, kStreamReadAheadBytes);
@@ -141,7 +149,8 @@ const PhaseMemory* MemoryPlan::phase(const std::string& name) const {
 
 std::string MemoryPlan::describe() const {
   std::string text = "memory plan: budget " + gib(budget_bytes) + ", planned peak " + gib(peak_bytes()) +
-                     (held_bytes ? " (" + gib(held_bytes) + " already held)" : "") +
+                     " (" + (held_bytes ? gib(held_bytes) + " already held, " : "") + gib(reserve_bytes) +
+                     " kept free for what the plan does not model)" +
                      (all_resident ? ", all weights resident" : ", each phase's weights released before the next");
   for (const PhaseMemory& p : phases) {
     text += "\n  " + p.name + ": weights " + gib(p.weight_bytes) + " (" + gib(p.resident_bytes) + " resident";

@@ -22,6 +22,9 @@ namespace ltx::stages {
 // hidden states, all layers, plus a layer's working set).
 struct PhaseWeights {
   size_t text_encoder = 0, transformer = 0, upsampler = 0, decoders = 0;
+  // Of text_encoder, the weights read whole even when the phase streams: the feature extractor and the connectors,
+  // whose plans run from the checkpoint unstreamed (only Gemma's plan streams).
+  size_t text_encoder_unstreamed = 0;
   size_t text_bytes_per_token = 0;
   size_t held_bytes = 0;  // what the process already holds outside the weight files (core/mapped_file.h)
 };
@@ -45,13 +48,15 @@ struct PhaseMemory {
   std::string name;
   size_t weight_bytes = 0;      // the phase's weights
   size_t activation_bytes = 0;  // its activation peak (estimated)
-  size_t resident_bytes = 0;    // weights kept in memory through the phase
+  size_t resident_bytes = 0;    // weights kept in memory through the phase (the unstreamed ones included)
   size_t streamed_bytes = 0;    // weights read from the file on every call (the rest)
+  size_t unstreamed_bytes = 0;  // weights its plans read whole whatever the plan (PhaseWeights::text_encoder_unstreamed)
 };
 
 struct MemoryPlan {
   size_t budget_bytes = 0;
   size_t held_bytes = 0;        // already held before the run (PhaseWeights::held_bytes), counted against the budget
+  size_t reserve_bytes = 0;     // kept free within the budget for what the plan does not model (unplanned_reserve_bytes)
   bool all_resident = true;     // every phase's weights stay; false: each phase's pages go before the next
   size_t read_ahead_bytes = 0;  // streamed phases read this far ahead of the step that needs the bytes
   std::vector<PhaseMemory> phases;
@@ -59,6 +64,12 @@ struct MemoryPlan {
   std::string describe() const;  // one line per phase
   const PhaseMemory* phase(const std::string& name) const;
 };
+
+// What a plan keeps free within the budget for what it does not model: the allocator's slack (memory freed but kept
+// by malloc), thread stacks, the libraries' own buffers (oneDNN, FFmpeg's encoders), pages the kernel maps around a
+// read. A budget is a limit, not a target (a container's hard limit kills a process 1 MB over): the phases plan
+// within budget - held - this. A sixty-fourth of the budget, within [64 MiB, 512 MiB].
+size_t unplanned_reserve_bytes(size_t budget_bytes);
 
 // The read-ahead a streamed phase uses (and the least memory it needs beyond its activations): a sixteenth of the
 // budget, within [16 MiB, kStreamReadAheadBytes].

@@ -30,15 +30,17 @@ constexpr size_t kMaxMatrices = (kHeaderBytes - 128) / 16;
 uint64_t hash_bytes(const std::byte* p, size_t n) { return content_hash(p, n); }
 
 // hash_bytes over 4 MiB pieces on the pool, the pieces' hashes then hashed in order (the same value on any
-// number of threads).
+// number of threads). A piece of a mapped file is let go once hashed: checking a cache file at load would otherwise
+// map all of it (a 12B model's is larger than memory) before the run's memory plan decides what stays resident.
 uint64_t hash_data(const std::byte* p, size_t n) {
   constexpr size_t kPiece = size_t{4} << 20;
   const size_t pieces = (n + kPiece - 1) / kPiece;
   std::vector<uint64_t> h(pieces);
   parallel_for(static_cast<int64_t>(pieces), 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      const size_t at = static_cast<size_t>(i) * kPiece;
-      h[static_cast<size_t>(i)] = hash_bytes(p + at, std::min(kPiece, n - at));
+      const size_t at = static_cast<size_t>(i) * kPiece, bytes = std::min(kPiece, n - at);
+      h[static_cast<size_t>(i)] = hash_bytes(p + at, bytes);
+      drop_file_pages(p + at, bytes);  // no-op on memory that is not a file mapping
     }
   });
   return hash_bytes(reinterpret_cast<const std::byte*>(h.data()), h.size() * sizeof(uint64_t));
