@@ -49,7 +49,8 @@ struct GenerateRequest {
   double conditioning_strength = 1.0;
   std::string conditioning_mask;
   // Audio-to-video: the file's audio from `audio_start` s, at most `audio_max_duration` s (unset: the video's
-  // duration, a2v_audio_max_duration), encoded and held fixed; the output carries that clip. Empty: text-to-audio-and-video.
+  // duration, a2v_audio_max_duration), encoded and held fixed; the output carries that clip. Empty:
+  // text-to-audio-and-video.
   std::string audio;
   double audio_start = 0.0;
   std::optional<double> audio_max_duration;

@@ -94,9 +94,7 @@ Need plan_for(const ltxm::DitConfig& dit, const PhaseWeights& w, const RunShape&
 
 }  // namespace
 
-size_t unplanned_reserve_bytes(size_t budget) {
-  return std::clamp(budget / 64, size_t{64} << 20, size_t{512} << 20);
-}
+size_t unplanned_reserve_bytes(size_t budget) { return std::clamp(budget / 64, size_t{64} << 20, size_t{512} << 20); }
 
 size_t stream_read_ahead_bytes(size_t budget) {
   return std::clamp(budget / 16, size_t{16} << 20, kStreamReadAheadBytes);
@@ -148,8 +146,8 @@ const PhaseMemory* MemoryPlan::phase(const std::string& name) const {
 }
 
 std::string MemoryPlan::describe() const {
-  std::string text = "memory plan: budget " + gib(budget_bytes) + ", planned peak " + gib(peak_bytes()) +
-                     " (" + (held_bytes ? gib(held_bytes) + " already held, " : "") + gib(reserve_bytes) +
+  std::string text = "memory plan: budget " + gib(budget_bytes) + ", planned peak " + gib(peak_bytes()) + " (" +
+                     (held_bytes ? gib(held_bytes) + " already held, " : "") + gib(reserve_bytes) +
                      " kept free for what the plan does not model)" +
                      (all_resident ? ", all weights resident" : ", each phase's weights released before the next");
   for (const PhaseMemory& p : phases) {

@@ -50,14 +50,14 @@ struct PhaseMemory {
   size_t activation_bytes = 0;  // its activation peak (estimated)
   size_t resident_bytes = 0;    // weights kept in memory through the phase (the unstreamed ones included)
   size_t streamed_bytes = 0;    // weights read from the file on every call (the rest)
-  size_t unstreamed_bytes = 0;  // weights its plans read whole whatever the plan (PhaseWeights::text_encoder_unstreamed)
+  size_t unstreamed_bytes = 0;  // weights read whole even when streaming (PhaseWeights::text_encoder_unstreamed)
 };
 
 struct MemoryPlan {
   size_t budget_bytes = 0;
-  size_t held_bytes = 0;        // already held before the run (PhaseWeights::held_bytes), counted against the budget
-  size_t reserve_bytes = 0;     // kept free within the budget for what the plan does not model (unplanned_reserve_bytes)
-  bool all_resident = true;     // every phase's weights stay; false: each phase's pages go before the next
+  size_t held_bytes = 0;     // already held before the run (PhaseWeights::held_bytes), counted against the budget
+  size_t reserve_bytes = 0;  // kept free within the budget for what the plan does not model (unplanned_reserve_bytes)
+  bool all_resident = true;  // every phase's weights stay; false: each phase's pages go before the next
   size_t read_ahead_bytes = 0;  // streamed phases read this far ahead of the step that needs the bytes
   std::vector<PhaseMemory> phases;
   size_t peak_bytes() const;     // the largest phase's (or all weights + the largest activations)

@@ -24,10 +24,11 @@ constexpr int64_t kImageLongSide = 896;
 
 }  // namespace
 
-// Our own instructions, not the official files' (ltx-core's gemma_t2v_system_prompt.txt and gemma_i2v_system_prompt.txt,
-// which a user may pass with --system-prompt): the same kind of caption asked for, with one worked example. The example
-// is what makes a small base model answer in sentences: with the instructions alone, the 270M model setup installs
-// answered every prompt greedily with a column of "." lines (tests/gemma3/generation_test.cpp holds this).
+// Our own instructions, not the official files' (ltx-core's gemma_t2v_system_prompt.txt and
+// gemma_i2v_system_prompt.txt, which a user may pass with --system-prompt): the same kind of caption asked for, with
+// one worked example. The example is what makes a small base model answer in sentences: with the instructions alone,
+// the 270M model setup installs answered every prompt greedily with a column of "." lines
+// (tests/gemma3/generation_test.cpp holds this).
 const std::string& default_enhance_system_prompt() {
   static const std::string prompt =
       "You are a prompt writer for a text-to-video model that also generates the soundtrack. Rewrite the user's "

@@ -402,10 +402,10 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   spec.guidance.video = guider_from_json(params.at("guidance").at("stage_1").at("video"));
   const nlohmann::json& audio = params.at("audio_input");
   const nlohmann::json* max_duration = optional_param(audio, "max_duration");
-  const AudioClip clip = read_audio_clip(
-      c.dir + "/" + audio.at("file").get<std::string>(), audio.at("start").get<double>(),
-      a2v_audio_max_duration(max_duration ? std::optional(max_duration->get<double>()) : std::nullopt, spec.frames,
-                             spec.fps));
+  const AudioClip clip =
+      read_audio_clip(c.dir + "/" + audio.at("file").get<std::string>(), audio.at("start").get<double>(),
+                      a2v_audio_max_duration(max_duration ? std::optional(max_duration->get<double>()) : std::nullopt,
+                                             spec.frames, spec.fps));
   const Tensor encoded = encode_audio_clip(source, compute_dtype(p), clip);
   spec.audio_latent = held_audio_latent(encoded, audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps),
                                         clip, static_cast<double>(spec.frames) / spec.fps);

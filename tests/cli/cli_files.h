@@ -42,8 +42,8 @@ inline int count_video_frames(const std::filesystem::path& video) {
 
 // ffprobe's duration in seconds of the file's first stream of `type` ("v" or "a"), or -1 without one.
 inline double stream_seconds(const std::filesystem::path& file, const std::string& type) {
-  const std::string cmd = "ffprobe -v error -select_streams " + type +
-                          ":0 -show_entries stream=duration -of csv=p=0 " + file.string() + " 2>/dev/null";
+  const std::string cmd = "ffprobe -v error -select_streams " + type + ":0 -show_entries stream=duration -of csv=p=0 " +
+                          file.string() + " 2>/dev/null";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return -1;
   double seconds = -1;

@@ -67,8 +67,10 @@ TEST(GenerateMemoryBudgetCli, PeakStaysWithinTheBudget) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   constexpr int64_t kBudget = int64_t{350} << 20;
-  const CliRun run = run_ltx("generate --prompt \"A red circle moves to the left across a plain blue background.\" "
-                             "--memory-budget 350M --json -o " + (dir / "out.mp4").string());
+  const CliRun run = run_ltx(
+      "generate --prompt \"A red circle moves to the left across a plain blue background.\" "
+      "--memory-budget 350M --json -o " +
+      (dir / "out.mp4").string());
   ASSERT_EQ(run.code, 0) << run.output;
   EXPECT_TRUE(has(run.output, "streamed")) << "the text encoder should stream under this budget: " << run.output;
   std::ifstream sidecar(dir / "out.json");

@@ -40,12 +40,13 @@ TEST(SynthLayout, EveryPublishedLayoutParsesToItsTotals) {
 // 6 per block in 2.3, 4 per block in 2.0, 48 blocks) in F32 beside bf16 everything else (diffusers PR #13918; the
 // files' sizes).
 TEST(SynthLayout, TheDitTablesAreF32AsPublished) {
-  for (const auto& [name, tables] : {std::pair<std::string, size_t>{"ltx-2.3-22b", 2 + 6 * 48}, {"ltx-2-19b", 2 + 4 * 48}}) {
+  for (const auto& [name, tables] :
+       {std::pair<std::string, size_t>{"ltx-2.3-22b", 2 + 6 * 48}, {"ltx-2-19b", 2 + 4 * 48}}) {
     SCOPED_TRACE(name);
     size_t f32 = 0;
     for (const TensorSpec& t : published_layout(name).tensors) {
-      const bool table = t.name.rfind("model.diffusion_model.", 0) == 0 &&
-                         t.name.find("scale_shift_table") != std::string::npos;
+      const bool table =
+          t.name.rfind("model.diffusion_model.", 0) == 0 && t.name.find("scale_shift_table") != std::string::npos;
       EXPECT_EQ(t.dtype, table ? DType::F32 : DType::BF16) << t.name;
       f32 += table ? 1 : 0;
     }
