@@ -26,30 +26,28 @@ inline std::string read_all(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// ffprobe's count of the first video stream's decoded frames, or -1 without ffprobe.
-inline int count_video_frames(const std::filesystem::path& video) {
-  const std::string cmd =
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames "
-      "-of csv=p=0 " +
-      video.string() + " 2>/dev/null";
+// The number ffprobe prints for `entries` ("-show_entries ...") of `file`'s first stream of `type` ("v" or "a"),
+// with `options` before them; -1 without ffprobe, that stream or a number.
+inline double ffprobe_number(const std::filesystem::path& file, const std::string& type, const std::string& entries,
+                             const std::string& options = "") {
+  const std::string cmd = "ffprobe -v error " + options + "-select_streams " + type + ":0 -show_entries " + entries +
+                          " -of csv=p=0 " + file.string() + " 2>/dev/null";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return -1;
-  int n = -1;
-  if (std::fscanf(pipe, "%d", &n) != 1) n = -1;
+  double value = -1;
+  if (std::fscanf(pipe, "%lf", &value) != 1) value = -1;
   ::pclose(pipe);
-  return n;
+  return value;
+}
+
+// ffprobe's count of the first video stream's decoded frames, or -1 without ffprobe.
+inline int count_video_frames(const std::filesystem::path& video) {
+  return static_cast<int>(ffprobe_number(video, "v", "stream=nb_read_frames", "-count_frames "));
 }
 
 // ffprobe's duration in seconds of the file's first stream of `type` ("v" or "a"), or -1 without one.
 inline double stream_seconds(const std::filesystem::path& file, const std::string& type) {
-  const std::string cmd = "ffprobe -v error -select_streams " + type + ":0 -show_entries stream=duration -of csv=p=0 " +
-                          file.string() + " 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return -1;
-  double seconds = -1;
-  if (std::fscanf(pipe, "%lf", &seconds) != 1) seconds = -1;
-  ::pclose(pipe);
-  return seconds;
+  return ffprobe_number(file, type, "stream=duration");
 }
 
 }  // namespace ltx
