@@ -47,10 +47,9 @@ const nlohmann::json* optional_param(const nlohmann::json& params, const char* k
   return it == params.end() || it->is_null() ? nullptr : &*it;
 }
 
-// The case's own weights, or those of the case its params name as shared_weights.
-std::string weights_file(const GoldenCase& c) {
-  const nlohmann::json* shared = optional_param(c.params(), "shared_weights");
-  return shared ? c.dir + "/../" + shared->get<std::string>() + "/weights.safetensors" : c.weights_path();
+// The weights file of the case that params.shared_weights names (a case run on another case's models).
+std::string shared_weights_file(const GoldenCase& c) {
+  return c.dir + "/../" + c.params().at("shared_weights").get<std::string>() + "/weights.safetensors";
 }
 
 TextContexts contexts(const SafetensorsFile& in) {
@@ -142,8 +141,7 @@ std::map<std::string, Tensor> run_two_stage_case(const GoldenCase& c, Precision 
 // distilled sigma lists (GenerationSpec::distilled).
 std::map<std::string, Tensor> run_distilled_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  const std::string shared = c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors";
-  const auto source = open_safetensors(shared);
+  const auto source = open_safetensors(shared_weights_file(c));
   AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
@@ -262,8 +260,7 @@ void use_reference_av_semantics(AvModels& models, const std::shared_ptr<const We
 // round trip and the resize are tested apart (tests/pipeline/image_conditioning_test.cpp).
 std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  const std::string shared = c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors";
-  const auto source = open_safetensors(shared);
+  const auto source = open_safetensors(shared_weights_file(c));
   AvModels models = load_av_models(source, compute_dtype(p));
   use_reference_av_semantics(models, source, p);
   auto encoder = std::make_shared<const video_vae::VideoEncoder>(
@@ -298,8 +295,7 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
 // stage's size through the engine's image_conditioner with every image as keyframe tokens.
 std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  const auto shared =
-      open_safetensors(c.dir + "/../" + params.at("shared_weights").get<std::string>() + "/weights.safetensors");
+  const auto shared = open_safetensors(shared_weights_file(c));
   AvModels models = load_av_models(shared, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, shared, p);
   const auto up = load_upsampler(shared, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
@@ -392,7 +388,8 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
 // pipeline's returned audio), its encoded latent and the final latents.
 std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  const auto source = open_safetensors(weights_file(c));
+  const auto source =
+      open_safetensors(optional_param(params, "shared_weights") ? shared_weights_file(c) : c.weights_path());
   AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, source, p);
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
