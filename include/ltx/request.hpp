@@ -32,7 +32,7 @@ struct Guidance {
 // the result carries that clip. It must cover the video's duration.
 struct AudioInput {
   std::string path;
-  double start = 0.0;                  // seconds, >= 0
+  double start = 0.0;  // seconds, >= 0
   // Seconds, > 0, at least the video's duration; unset: the video's duration (frames / fps), as the official
   // command line defaults it, so the output's audio is as long as its video. A result reports the value used.
   std::optional<double> max_duration;
