@@ -105,9 +105,10 @@ def write_mov(path: Path, frames: list[np.ndarray], fps: float) -> None:
             c.mux(p)
 
 
-def iclora_case(case: str = "ic_lora", with_mask: bool = True, with_images: bool = True,
-                video_strength: float = VIDEO_STRENGTH, attention_strength: float = ATTENTION_STRENGTH) -> GoldenCase:
-    """The ic_lora case, or the same run with the mask video and the images left out (ic_lora_no_mask)."""
+def iclora_case(case: str = "ic_lora", optional_inputs: bool = True, video_strength: float = VIDEO_STRENGTH,
+                attention_strength: float = ATTENTION_STRENGTH) -> GoldenCase:
+    """The ic_lora case, or (not optional_inputs) the same run without the mask video and the images."""
+    with_mask = with_images = optional_inputs
     import ltx_pipelines.ic_lora as ic
     from ltx_core.components.diffusion_steps import EulerDiffusionStep
     from ltx_core.components.noisers import GaussianNoiser
@@ -272,17 +273,13 @@ def iclora_case(case: str = "ic_lora", with_mask: bool = True, with_images: bool
         "guidance": "none (simple_denoising_func in both stages)",
         "noise_draws": described,
     }
-    if with_mask and with_images:
-        description = ("Tiny LTX-2.3 IC-LoRA run (ICLoraPipeline): stage 1 at 128x64 on the distilled sigmas with an "
-                       "IC-LoRA (reference_downscale_factor 2) fused, two images, a 12-frame control video read at "
-                       "64x32 as reference tokens (strength 0.75) under a mask video x attention strength 0.5; x2 "
-                       "upsample; stage 2 at 256x128 on the bare checkpoint; final latents")
-    else:
-        description = (f"The ic_lora run without {'a mask video' if not with_mask else ''}"
-                       f"{' or ' if not (with_mask or with_images) else ''}{'images' if not with_images else ''}: "
-                       f"the reference tokens at strength {video_strength}"
-                       + ("" if with_mask else f", weighed by the scalar attention strength {attention_strength}")
-                       + "; final latents")
+    description = ("Tiny LTX-2.3 IC-LoRA run (ICLoraPipeline): stage 1 at 128x64 on the distilled sigmas with an "
+                   "IC-LoRA (reference_downscale_factor 2) fused, two images, a 12-frame control video read at 64x32 "
+                   "as reference tokens (strength 0.75) under a mask video x attention strength 0.5; x2 upsample; "
+                   "stage 2 at 256x128 on the bare checkpoint; final latents")
+    if not optional_inputs:
+        description = (f"The ic_lora run without a mask video or images: the reference tokens at strength "
+                       f"{video_strength}, weighed by the scalar attention strength {attention_strength}; final latents")
     return GoldenCase(
         group="pipeline", case=case, component="pipeline_iclora", description=description,
         generator=GENERATOR, weights={}, weights_metadata={"config": canonical_json(config)},
@@ -293,8 +290,7 @@ def iclora_case(case: str = "ic_lora", with_mask: bool = True, with_images: bool
 
 
 CASES = {"ic_lora": {},
-         "ic_lora_no_mask": {"with_mask": False, "with_images": False, "video_strength": 1.0,
-                             "attention_strength": 0.6}}
+         "ic_lora_no_mask": {"optional_inputs": False, "video_strength": 1.0, "attention_strength": 0.6}}
 
 
 def generate(out_root: Path, only_cases: set[str] | None, groups: set[str]) -> list[Path]:
