@@ -354,9 +354,11 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   std::map<std::string, Tensor> out;
   const nlohmann::json& reference = params.at("reference_video");
   const nlohmann::json* mask_input = optional_param(params, "attention_mask_video");
+  const double attention_strength = mask_input ? mask_input->at("strength").get<double>()
+                                               : params.at("conditioning_attention_strength").get<double>();
   const ReferenceRequest refs{
       {{c.dir + "/" + reference.at("file").get<std::string>(), reference.at("strength").get<double>()}},
-      (mask_input ? *mask_input : params).at(mask_input ? "strength" : "conditioning_attention_strength").get<double>(),
+      attention_strength,
       mask_input ? c.dir + "/" + mask_input->at("file").get<std::string>() : "",
       spec.height / 2,
       spec.width / 2,
