@@ -83,7 +83,7 @@ int run(int argc, char** argv) {
   const gemma3::Tokenizer tok = gemma3::Tokenizer::from_gguf(gguf);
   const double load_tokenizer = since(t0);
   t0 = Clock::now();
-  gemma3::Model model = gemma3::Model::from_gguf(gguf, compute);
+  gemma3::Model model = gemma3::Model::from_gguf(gguf, compute, cpu_backend());
   const double load_model = since(t0);
 
   int64_t tokens[2] = {0, 0};
@@ -113,7 +113,7 @@ int run(int argc, char** argv) {
   // max |prod - f32| / max |f32| over the real tokens (pad rows are zeros in both).
   double worst = 0;
   if (compute != DType::F32) {
-    gemma3::Model f32 = gemma3::Model::from_gguf(gguf, DType::F32);
+    gemma3::Model f32 = gemma3::Model::from_gguf(gguf, DType::F32, cpu_backend());
     const gemma3::Tokenizer::Batch b = tok.encode_batch(batch, 1024);
     const gemma3::Output ref = f32.forward_real_tokens(b.ids, b.mask), got = model.forward_real_tokens(b.ids, b.mask);
     for (size_t s = 0; s < ref.hidden_states.size(); ++s) {

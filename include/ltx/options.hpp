@@ -47,7 +47,13 @@ struct EngineOptions {
   // per block of 32, in integers (AVX512_VNNI; ignored on CPUs without it): faster, less exact than decoding the
   // weights to bf16. Process-wide, like threads.
   bool int8_activations = false;
+  // What every compiled plan of this engine runs on: "cpu", the engine's own kernels (available_backends() lists
+  // what this build has). Per engine: two engines of one process may run on different backends.
+  std::string backend = "cpu";
 };
+
+// The backends EngineOptions::backend can name in this build.
+std::vector<std::string> available_backends();
 
 // "8G", "8GiB", "1.5g", "512M", "300MB", "65536K" or a count of bytes: binary units (K = 1024), case-insensitive,
 // no sign, spaces or exponent (what `ltx generate --memory-budget` and the C API's "memory_budget" take). Throws

@@ -28,6 +28,7 @@ from ._ltx import (  # noqa: E402
     OutOfMemory,
     Progress,
     Video,
+    available_backends,
     version,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "OutOfMemory",
     "Progress",
     "Video",
+    "available_backends",
     "version",
     "__version__",
 ]

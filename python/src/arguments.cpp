@@ -154,6 +154,7 @@ EngineOptions to_engine_options(const EngineArgs& a) {
   o.distilled_lora_stage1_strength = a.distilled_lora_stage1;
   o.lora_allow_partial = a.lora_allow_partial;
   o.precision = precision_of(a.precision);
+  o.backend = a.backend;
   o.threads = a.threads;
   o.memory_budget_bytes = memory_budget_of(a.memory_budget);
   return o;

@@ -154,7 +154,8 @@ void bind_engine(nb::module_& m) {
       "__init__",
       [](PyEngine* self, Path checkpoint, Path text_encoder, Path mmproj, Path dit, Path dit_config, Path upsampler,
          nb::object loras, nb::object distilled_lora, std::optional<float> distilled_lora_stage1,
-         bool lora_allow_partial, std::string precision, int threads, nb::object memory_budget, nb::object progress) {
+         bool lora_allow_partial, std::string precision, int threads, nb::object memory_budget, std::string backend,
+         nb::object progress) {
         init(self,
              EngineArgs{.checkpoint = std::move(checkpoint),
                         .text_encoder = std::move(text_encoder),
@@ -168,7 +169,8 @@ void bind_engine(nb::module_& m) {
                         .lora_allow_partial = lora_allow_partial,
                         .precision = std::move(precision),
                         .threads = threads,
-                        .memory_budget = std::move(memory_budget)},
+                        .memory_budget = std::move(memory_budget),
+                        .backend = std::move(backend)},
              std::move(progress));
       },
       nb::arg("checkpoint") = nb::none(), nb::arg("text_encoder") = nb::none(), nb::arg("mmproj") = nb::none(),
@@ -176,12 +178,13 @@ void bind_engine(nb::module_& m) {
       nb::arg("loras") = nb::none(), nb::arg("distilled_lora") = nb::none(),
       nb::arg("distilled_lora_stage1") = nb::none(), nb::arg("lora_allow_partial") = false,
       nb::arg("precision") = "production", nb::arg("threads") = 0, nb::arg("memory_budget") = nb::none(),
-      nb::arg("progress") = nb::none(),
+      nb::arg("backend") = "cpu", nb::arg("progress") = nb::none(),
       "mmproj: a GGUF text encoder's vision tower (llama.cpp mmproj file), for enhance() with an image; "
       "loras: a list of paths or (path, strength) tuples; distilled_lora: a path or a (path, strength) tuple; "
       "distilled_lora_stage1: its strength in stage 1 too (the HQ pipeline's 0.25); "
       "precision: 'production' (bf16) or 'validation' (f32); threads: 0 for $LTX_THREADS or every core; "
-      "memory_budget: bytes or a size like '8G' (None: what the machine has available); progress: a callable "
+      "memory_budget: bytes or a size like '8G' (None: what the machine has available); backend: what the "
+      "plans run on ('cpu'; ltx.available_backends()); progress: a callable "
       "given an ltx.Progress for the load's stage and notes.");
   cls.def(
       "enhance",

@@ -155,6 +155,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
       o.precision = ltx::Precision::Validation;
     else
       reject(function, R"(precision must be "production" or "validation", got ")" + value + "\"");
+  } else if (key == "backend") {
+    o.backend = value;
   } else if (key == "threads") {
     o.threads = parse_count(function, "threads", value);
   } else if (key == "memory_budget") {
@@ -163,7 +165,7 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
     reject(function, "unknown option key \"" + std::string(key) +
                          "\"; valid keys: checkpoint, dit, dit_config, text_encoder, text_encoder_mmproj, upsampler, "
                          "lora, distilled_lora, distilled_lora_stage1_strength, lora_allow_partial, int8_activations, "
-                         "precision, threads, memory_budget");
+                         "precision, threads, memory_budget, backend");
   }
 }
 

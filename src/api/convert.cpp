@@ -41,6 +41,7 @@ stages::ModelFiles to_stages(const EngineOptions& o) {
   f.lora_allow_partial = o.lora_allow_partial;
   f.memory_budget_bytes = o.memory_budget_bytes;
   f.compute = o.precision == Precision::Validation ? DType::F32 : DType::BF16;
+  f.backend = o.backend;
   return f;
 }
 

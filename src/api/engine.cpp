@@ -3,6 +3,7 @@
 // mapping every failure to an ltx::Error with a category (api/error_phase.h).
 #include "ltx/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "core/malloc_policy.h"
 #include "core/system_memory.h"
 #include "core/thread_pool.h"
+#include "graph/compile.h"
 #include "stages/generate.h"
 #include "stages/loaded_models.h"
 #include "stages/prompt_enhancer.h"
@@ -36,6 +38,11 @@ void check_options(const EngineOptions& o) {
   if (!o.dit_config.empty() && o.dit.empty()) problems.push_back("dit_config needs dit (--dit-config needs --dit)");
   if (o.threads < 0)
     problems.push_back("threads must be >= 0 (0: $LTX_THREADS or every core), got " + std::to_string(o.threads));
+  if (const auto names = available_backends(); std::find(names.begin(), names.end(), o.backend) == names.end()) {
+    std::string valid;
+    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+    problems.push_back("backend '" + o.backend + "' is not one of this build's (valid: " + valid + ")");
+  }
   if (o.precision != Precision::Production && o.precision != Precision::Validation)
     problems.push_back("precision " + std::to_string(static_cast<int>(o.precision)) +
                        " is neither Production nor Validation");
@@ -184,6 +191,8 @@ std::string Engine::enhance(const std::string& prompt, const EnhanceRequest& req
     api::rethrow_in_phase(ErrorCategory::Internal);
   }
 }
+
+std::vector<std::string> available_backends() { return backend_names(); }
 
 const EngineOptions& Engine::options() const { return need(impl_).options; }
 

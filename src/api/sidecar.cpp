@@ -73,6 +73,7 @@ Json parameters_json(const GenerateResult& r, const OutputFiles& files) {
               {"keyframe_interpolation", q.keyframe_interpolation},
               {"precision", r.model.precision == Precision::Validation ? "validation" : "production"},
               {"int8_activations", r.model.int8_activations},
+              {"backend", r.model.backend},
               {"guidance", {{"video", guider_json(r.video_guidance)}, {"audio", guider_json(r.audio_guidance)}}},
               {"audio_input",
                q.audio ? Json{{"file", file_json(q.audio->path)},

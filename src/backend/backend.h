@@ -1,22 +1,50 @@
-// The seam between compiled plans and the hardware that runs them. The compiler (graph/compile.cpp) asks a backend
-// what it can run, how much scratch each step needs and which layouts its kernels read in place; a Plan holds the
-// backend it was compiled for and hands it each step. Nothing above the graph layer includes a backend header.
-//
-// Two kinds of backend fit (docs/architecture.md "Backends"): step-by-step kernel backends like this one (the CPU
-// today; a CUDA backend would implement the same table over device memory, preparing weights on a step's first
-// run through its PreparedSlot), and whole-graph compilers (XLA through PJRT), which would take the Graph itself
-// behind the same Plan surface (run, input(i), peak_bytes) rather than these per-step calls.
+// The seam between compiled plans and the hardware that runs them. A backend is one of two kinds
+// (docs/architecture.md "Backends"):
+// - a step backend (StepBackend: the CPU; a CUDA backend would be another) answers per step: what it can run, how
+//   much scratch a step needs, which layouts its kernels read in place, and runs one step at a time; the graph
+//   layer's compiler (graph/compile.cpp) lays the steps out over one arena and its StepPlan hands them over;
+// - a whole-graph backend (XLA through PJRT) takes the Graph itself in compile_graph and returns its own Plan
+//   (graph/plan.h), an executable with the same surface.
+// An engine chooses its backend (backend_named); nothing above the graph layer includes a backend header.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/tensor.h"
+#include "graph/plan.h"
 #include "ops/fused.h"
 #include "ops/op.h"
 
 namespace ltx {
+
+class Graph;
+struct CompileOptions;
+class StepBackend;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+
+  // Whether the backend runs this op (or fused program) for operands and a result of these types and shapes.
+  // Both kinds answer: the compiler names the first node a backend declines.
+  virtual bool supports(OpKind op, std::span<const TensorMeta> in, const TensorMeta& out) const = 0;
+  virtual bool supports(const FusedProgram& program, std::span<const TensorMeta> leaves,
+                        const TensorMeta& out) const = 0;
+
+  // The step table of a step backend; null for a whole-graph backend.
+  virtual const StepBackend* steps() const { return nullptr; }
+  // A whole-graph backend's compiler: the graph as one program behind a Plan (graph/compile.cpp calls it when
+  // steps() is null; a null result is an error there).
+  virtual std::unique_ptr<Plan> compile_graph(const Graph& /*graph*/, const CompileOptions& /*options*/) const {
+    return nullptr;
+  }
+};
 
 // What a kernel derives once from a plan step's constant weights and reuses on every later run of that step (conv
 // weights reordered into a primitive's layout; on an accelerator, the weights uploaded). A plan passes a slot only
@@ -34,15 +62,9 @@ struct StepContext {
   PreparedSlot* prepared = nullptr;
 };
 
-class Backend {
+class StepBackend : public Backend {
  public:
-  virtual ~Backend() = default;
-  virtual const char* name() const = 0;
-
-  // Whether the backend runs this op (or fused program) for operands and a result of these types and shapes.
-  virtual bool supports(OpKind op, std::span<const TensorMeta> in, const TensorMeta& out) const = 0;
-  virtual bool supports(const FusedProgram& program, std::span<const TensorMeta> leaves,
-                        const TensorMeta& out) const = 0;
+  const StepBackend* steps() const final { return this; }
 
   // The scratch bytes a step takes from the plan's arena during its run (0: none). Counted in Plan::peak_bytes().
   virtual size_t scratch_bytes(OpKind op, const OpAttrs& attrs, std::span<const TensorMeta> in,
@@ -61,12 +83,18 @@ class Backend {
   virtual bool permute_may_be_view(OpKind reader, int operand) const = 0;
 };
 
-// The backend plans compile for unless told otherwise (the CPU backend; defined by it).
-const Backend& default_backend();
+// The backends an engine can choose by name (EngineOptions::backend, `--backend`; backend/registry/): "cpu" (our
+// kernels). An unknown name is an error listing these.
+std::vector<std::string> backend_names();
+const Backend& backend_named(std::string_view name);
+
+// The CPU step backend (defined by it): what an engine runs on unless told otherwise, and what tools and tests that
+// exercise the kernels themselves compile for.
+const StepBackend& cpu_backend();
 
 // Every op's plain reference kernel (reads any strides, computes and reduces in f32, rounds once at the store): the
 // oracle every backend's kernels are checked against (`ltx selfcheck`). It runs unfused steps only: compile for it
 // with CompileOptions::fuse = false.
-const Backend& reference_backend();
+const StepBackend& reference_backend();
 
 }  // namespace ltx

@@ -1,5 +1,6 @@
 #include "graph/compile.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <regex>
@@ -7,6 +8,7 @@
 #include "core/error.h"
 #include "graph/arena_memory.h"
 #include "graph/memory_plan.h"
+#include "graph/step_plan.h"
 
 namespace ltx {
 
@@ -17,15 +19,14 @@ CompileOptions CompileOptions::from_env() {
   return o;
 }
 
-// Builds a Plan from a graph in passes; one instance per compile.
+// Builds a StepPlan from a graph in passes; one instance per compile.
 class PlanBuilder {
  public:
-  PlanBuilder(const Graph& g, const Backend& backend, const CompileOptions& o)
+  PlanBuilder(const Graph& g, const StepBackend& backend, const CompileOptions& o)
       : g_(g), backend_(backend), opt_(o), n_(static_cast<int>(g.nodes().size())) {}
 
   std::unique_ptr<Plan> build() {
-    plan_ = std::make_unique<Plan>();
-    plan_->backend_ = &backend_;
+    plan_ = std::make_unique<StepPlan>(backend_);
     plan_->stats_.n_nodes = n_;
     mark_live();
     list_readers();
@@ -240,6 +241,17 @@ class PlanBuilder {
     step.kind = Step::Kind::Fused;
     step.program = std::move(prog);
     for (int leaf : leaf_nodes) step.in_slots.push_back(slot_of(leaf));
+    // Led by a MatMul whose weight (and everything after its first operand) is the plan's constants: a prepared
+    // slot for that weight, as an unfused MatMul step gets.
+    const FusedInstr& first = step.program.instrs.front();
+    if (opt_.prepare_weights && leading_op_[static_cast<size_t>(id)] >= 0 && first.n_args >= 2) {
+      step.constant_weights = true;
+      for (int a = 1; a < first.n_args; ++a)
+        step.constant_weights &=
+            first.args[a] < step.program.n_leaves &&
+            plan_->slots_[static_cast<size_t>(step.in_slots[static_cast<size_t>(first.args[a])])].kind ==
+                Slot::Kind::Constant;
+    }
   }
 
   void make_slots_and_steps() {
@@ -250,6 +262,7 @@ class PlanBuilder {
       plan_->input_metas_.push_back(nd.meta);
       plan_->input_names_.push_back(nd.name);
     }
+    mark_persistent_inputs();
     for (int id = 0; id < n_; ++id) {
       if (!live_[static_cast<size_t>(id)] || absorbed_[static_cast<size_t>(id)]) continue;
       const Node& nd = node(id);
@@ -352,12 +365,29 @@ class PlanBuilder {
     plan_->stats_.input_bytes += plan_->slots_[static_cast<size_t>(slot)].bytes;
   }
 
+  // CompileOptions::persistent_inputs: each name must be one of the graph's inputs, held in the arena.
+  void mark_persistent_inputs() {
+    const auto& names = plan_->input_names_;
+    plan_->persistent_.assign(names.size(), false);
+    plan_->held_.assign(names.size(), std::nullopt);
+    for (const std::string& name : opt_.persistent_inputs) {
+      LTX_CHECK(opt_.inputs_in_arena, "graph", "persistent input '", name,
+                "': only a plan that holds its inputs (inputs_in_arena) keeps them across runs");
+      const auto it = std::find(names.begin(), names.end(), name);
+      LTX_CHECK(it != names.end(), "graph", "persistent input '", name, "' is not an input of the graph");
+      plan_->persistent_[static_cast<size_t>(it - names.begin())] = true;
+    }
+  }
+
   // The held inputs' buffers (first = 0: they are written before the first step, so no step's output shares
-  // their space while they are live), appended to the steps' buffers.
+  // their space while they are live; a persistent one lives to the end, so none ever does), appended to the
+  // steps' buffers.
   void add_input_buffers(std::vector<int>& buffer_of, std::vector<BufferLifetime>& buffers) const {
-    for (int slot : plan_->input_slots_) {
+    const int end = static_cast<int>(plan_->steps_.size());
+    for (size_t i = 0; i < plan_->input_slots_.size(); ++i) {
+      const int slot = plan_->input_slots_[i];
       buffer_of[static_cast<size_t>(slot)] = static_cast<int>(buffers.size());
-      buffers.push_back({plan_->slots_[static_cast<size_t>(slot)].bytes, 0, 0});
+      buffers.push_back({plan_->slots_[static_cast<size_t>(slot)].bytes, 0, plan_->persistent_[i] ? end : 0});
     }
   }
 
@@ -482,10 +512,10 @@ class PlanBuilder {
   }
 
   const Graph& g_;
-  const Backend& backend_;
+  const StepBackend& backend_;
   const CompileOptions& opt_;
   const int n_;
-  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<StepPlan> plan_;
   std::vector<bool> live_, is_output_, observed_, absorbed_;
   std::vector<int> uses_, slot_;
   std::vector<int> leading_op_;  // per fused step's root: the op fused in as its first instruction, or -1
@@ -496,11 +526,10 @@ class PlanBuilder {
 };
 
 std::unique_ptr<Plan> compile(const Graph& graph, const Backend& backend, const CompileOptions& options) {
-  return PlanBuilder(graph, backend, options).build();
-}
-
-std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options) {
-  return compile(graph, default_backend(), options);
+  if (const StepBackend* steps = backend.steps()) return PlanBuilder(graph, *steps, options).build();
+  std::unique_ptr<Plan> plan = backend.compile_graph(graph, options);
+  LTX_CHECK(plan != nullptr, "graph", "the ", backend.name(), " backend neither runs steps nor compiles graphs");
+  return plan;
 }
 
 }  // namespace ltx

@@ -1,5 +1,7 @@
-// compile(): dead-node elimination, elementwise fusion, views for reshapes, liveness, and one arena laid out by
-// greedy best-fit over lifetimes. PlanCache keys compiled plans by a signature of graph, shapes and dtypes.
+// compile(): a graph into a Plan for a backend. For a step backend: dead-node elimination, elementwise fusion, views
+// for reshapes, liveness, and one arena laid out by greedy best-fit over lifetimes (a StepPlan); a whole-graph
+// backend compiles it itself (Backend::compile_graph). PlanCache keys compiled plans by a signature of graph, shapes
+// and dtypes.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/backend.h"
 #include "graph/graph.h"
 #include "graph/plan.h"
 
@@ -30,13 +33,16 @@ struct CompileOptions {
   // reused after that); the caller writes them through Plan::input(i) and calls Plan::run(). Plan::peak_bytes()
   // then counts them, and nothing the caller holds needs to stay alive during the run.
   bool inputs_in_arena = false;
+  // Inputs (by name) that keep their value from one run to the next, written only when it changes (Plan::reuse_input:
+  // text contexts, RoPE tables, masks). Needs inputs_in_arena; each is live for the whole run.
+  std::vector<std::string> persistent_inputs;
   static CompileOptions from_env();
 };
 
-// Compiles for `backend`, which the plan holds (it must outlive the plan); without one, for default_backend().
+// Compiles for `backend`, which the plan holds (it must outlive the plan): the engine's (models take it at load), or
+// cpu_backend() where the CPU kernels themselves are what runs.
 std::unique_ptr<Plan> compile(const Graph& graph, const Backend& backend,
                               const CompileOptions& options = CompileOptions::from_env());
-std::unique_ptr<Plan> compile(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
 
 // The structure, shapes, dtypes, attributes and bound weights of a graph, as words; equal signatures compile to
 // interchangeable plans.
@@ -45,7 +51,8 @@ std::vector<uint64_t> graph_signature(const Graph& graph, const CompileOptions& 
 class PlanCache {
  public:
   // Plans for `backend` (which must outlive the cache).
-  explicit PlanCache(const Backend& backend = default_backend()) : backend_(&backend) {}
+  explicit PlanCache(const Backend& backend) : backend_(&backend) {}
+  const Backend& backend() const { return *backend_; }
   // The plan for this graph: compiled on first sight of its signature, then reused.
   Plan& get(const Graph& graph, const CompileOptions& options = CompileOptions::from_env());
   int compiles() const { return compiles_; }

@@ -1,62 +1,10 @@
 #include "graph/plan.h"
 
-#include <chrono>
-#include <sstream>
-
 #include "core/error.h"
-#include "core/mapped_file.h"
-#include "graph/arena_memory.h"
-#include "graph/dump.h"
-#include "graph/profile.h"
 
 namespace ltx {
-namespace {
 
-// "MatMul f32,bf16->f32" or "fused[Mul Add] f32->bf16": what LTX_PROFILE accumulates time under.
-std::string profile_label(const Step& step, const Tensor& out) {
-  std::ostringstream text;
-  if (step.kind == Step::Kind::Fused) {
-    text << "fused[";
-    for (size_t i = 0; i < step.program.instrs.size(); ++i)
-      text << (i ? " " : "") << op_name(step.program.instrs[i].kind);
-    text << "]";
-  } else {
-    text << op_name(step.op);
-  }
-  text << " ";
-  for (size_t i = 0; i < step.in_tensors.size(); ++i)
-    text << (i ? "," : "") << (step.in_tensors[i].defined() ? dtype_name(step.in_tensors[i].dtype()) : "-");
-  text << "->" << dtype_name(out.dtype());
-  if (profile::by_shape()) {
-    for (size_t i = 0; i < step.in_tensors.size(); ++i)
-      text << (i ? "," : " ") << (step.in_tensors[i].defined() ? step.in_tensors[i].shape().str() : "-");
-    text << "->" << out.shape().str();
-  }
-  return text.str();
-}
-
-// 2·M·N·K summed over the batch for a MatMul step or a fused step led by a MatMul (ops/fused.h: the matmul's result
-// has the output's shape; out [..., M, N]; K from a and the attributes); 0 otherwise.
-double profile_flops(const Step& step, const Tensor& out) {
-  const bool fused_matmul =
-      step.kind == Step::Kind::Fused && !step.program.instrs.empty() && step.program.instrs[0].kind == OpKind::MatMul;
-  if (step.kind == Step::Kind::Fused ? !fused_matmul : step.op != OpKind::MatMul) return 0;
-  const size_t a_index = fused_matmul ? static_cast<size_t>(step.program.instrs[0].args[0]) : 0;
-  if (a_index >= step.in_tensors.size() || !step.in_tensors[a_index].defined()) return 0;
-  const Tensor& a = step.in_tensors[a_index];
-  const auto& attrs = std::get<MatMulAttrs>(fused_matmul ? step.program.instrs[0].attrs : step.attrs);
-  const int64_t k = attrs.transpose_a ? a.dim(-2) : a.dim(-1);
-  return 2.0 * static_cast<double>(out.numel()) * static_cast<double>(k);
-}
-
-}  // namespace
-
-void Plan::release_arena_pages() const {
-  if (arena_) ltx::release_arena_pages(*arena_);
-}
-
-std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
-  LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");
+void Plan::check_inputs(std::span<const Tensor> inputs) const {
   LTX_CHECK(inputs.size() == input_metas_.size(), "plan", "expected ", input_metas_.size(), " inputs, got ",
             inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -64,116 +12,32 @@ std::span<const Tensor> Plan::run(std::span<const Tensor> inputs) {
         inputs[i].defined() && inputs[i].dtype() == input_metas_[i].dtype && inputs[i].shape() == input_metas_[i].shape,
         "plan", "input '", input_names_[i], "' is ", inputs[i].defined() ? inputs[i].describe() : "empty",
         " but the plan was compiled for ", dtype_name(input_metas_[i].dtype), input_metas_[i].shape.str());
-  if (holds_inputs_) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      Tensor dst = input(i);
-      if (inputs[i].raw() != dst.raw()) dst.copy_from(inputs[i]);
-    }
-    return execute();
-  }
-  for (const auto& [step, arg] : input_refs_) {
-    const Slot& s = slots_[static_cast<size_t>(steps_[static_cast<size_t>(step)].in_slots[static_cast<size_t>(arg)])];
-    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = inputs[static_cast<size_t>(s.input_index)];
-  }
-  for (size_t i = 0; i < output_slots_.size(); ++i) {
-    const Slot& s = slots_[static_cast<size_t>(output_slots_[i])];
-    if (s.kind == Slot::Kind::Input) outputs_[i] = inputs[static_cast<size_t>(s.input_index)];
-  }
-  execute();
-  // Drop the steps' references to the caller's inputs: held until the next run they would keep the previous
-  // call's inputs alive beside the next one's.
-  for (const auto& [step, arg] : input_refs_)
-    steps_[static_cast<size_t>(step)].in_tensors[static_cast<size_t>(arg)] = Tensor{};
-  return outputs_;
 }
 
-const Tensor& Plan::input(size_t i) const {
-  LTX_CHECK(holds_inputs_, "plan",
-            "input(): this plan reads its inputs from the caller (compile with inputs_in_arena)");
-  LTX_CHECK(i < input_slots_.size(), "plan", "input ", i, " of ", input_slots_.size());
-  return slots_[static_cast<size_t>(input_slots_[i])].tensor;
+bool Plan::input_is_persistent(size_t i) const { return i < persistent_.size() && persistent_[i]; }
+
+bool Plan::reuse_input(size_t i, uint64_t version) {
+  LTX_CHECK(i < input_metas_.size(), "plan", "input ", i, " of ", input_metas_.size());
+  if (!input_is_persistent(i)) return false;
+  if (held_[i] == version) return true;
+  held_[i] = version;
+  return false;
 }
 
-std::span<const Tensor> Plan::run() {
-  LTX_CHECK(arena_ != nullptr, "plan", "this plan was compiled with allocate = false (for its peak only)");
-  LTX_CHECK(holds_inputs_ || input_metas_.empty(), "plan", "run() without inputs: this plan reads ",
-            input_metas_.size(), " inputs from the caller (compile with inputs_in_arena, or pass them)");
-  return execute();
+void Plan::forget_persistent_inputs() const {
+  for (auto& version : held_) version.reset();
 }
 
-std::span<const Tensor> Plan::execute() {
-  const bool profiling = profile::enabled();
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    Step& step = steps_[s];
-    if (streamer_) streamer_->before_step(s);
-    const Tensor& out = slots_[static_cast<size_t>(step.out_slot)].tensor;
-    const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    const StepContext context{
-        {step.scratch_bytes > 0 ? arena_->data() + step.scratch_offset : nullptr, step.scratch_bytes},
-        step.constant_weights ? &step.prepared : nullptr};
-    if (step.kind == Step::Kind::Fused)
-      backend_->run(step.program, step.in_tensors, out, context);
-    else
-      backend_->run(step.op, step.attrs, step.in_tensors, out, context);
-    if (streamer_) streamer_->after_step(s);
-    if (profiling)
-      profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));
-  }
-  if (!dump_path_.empty()) {
-    bool any = false;
-    for (const Step& step : steps_) any = any || step.dump;
-    if (any) write_dump();
-  }
-  return outputs_;
-}
-
-void Plan::set_streaming(const std::optional<StreamingPolicy>& policy) {
-  if (!policy) {
-    streamer_.reset();
-    return;
-  }
-  if (streamer_ && streamer_->policy() == *policy) return;
-  streamer_.reset();  // its read-ahead thread stops before the next one starts
-  streamer_ = std::make_unique<WeightStreamer>(steps_, slots_, *policy);
-}
-
-size_t Plan::mapped_weight_bytes() const {
-  size_t bytes = 0;
-  for (const Slot& slot : slots_)
-    if (slot.kind == Slot::Kind::Constant && slot.tensor.is_contiguous())
-      bytes += file_mapped_bytes(slot.tensor.raw(), dtype_bytes_for(slot.tensor.dtype(), slot.tensor.numel()));
-  return bytes;
-}
-
-void Plan::write_dump() const {
-  std::vector<std::pair<std::string, Tensor>> tensors;
-  for (const Step& step : steps_) {
-    if (!step.dump) continue;
-    const Slot& s = slots_[static_cast<size_t>(step.out_slot)];
-    tensors.emplace_back(s.name, s.tensor);
-  }
-  dump_tensors(dump_path_, tensors);
-}
-
-std::string Plan::describe() const {
-  std::ostringstream out;
-  out << "plan: " << steps_.size() << " steps, arena " << stats_.arena_bytes << " bytes (without reuse "
-      << stats_.naive_bytes << ")\n";
-  for (const Step& step : steps_) {
-    const Slot& o = slots_[static_cast<size_t>(step.out_slot)];
-    if (step.kind == Step::Kind::Fused) {
-      out << "  fused[";
-      for (size_t i = 0; i < step.program.instrs.size(); ++i)
-        out << (i ? " " : "") << op_name(step.program.instrs[i].kind);
-      out << "]";
-    } else {
-      out << "  " << op_name(step.op);
-    }
-    out << " -> " << o.tensor.describe() << " @" << o.offset;
-    if (!o.name.empty()) out << " '" << o.name << "'";
-    out << "\n";
-  }
-  return out.str();
+void Plan::take_input(size_t i, Plan& producer, size_t output) {
+  const auto produced = producer.outputs();
+  LTX_CHECK(output < produced.size(), "plan", "output ", output, " of ", produced.size());
+  const Tensor& dst = input(i);
+  LTX_CHECK(produced[output].dtype() == dst.dtype() && produced[output].shape() == dst.shape(), "plan", "input '",
+            input_names_[i], "' is ", dst.describe(), " but output '", producer.output_names()[output], "' is ",
+            produced[output].describe());
+  Tensor view = dst;
+  view.copy_from(produced[output]);
+  if (input_is_persistent(i)) held_[i].reset();  // its value is no longer the one written under a version
 }
 
 }  // namespace ltx

@@ -68,6 +68,8 @@ std::vector<uint64_t> graph_signature(const Graph& graph, const CompileOptions& 
   w.b(options.fuse);
   w.b(options.allocate);
   w.b(options.inputs_in_arena);
+  w.u(options.persistent_inputs.size());
+  for (const std::string& name : options.persistent_inputs) w.s(name);
   for (const Node& n : graph.nodes()) {
     w.u(static_cast<uint64_t>(n.kind));
     w.u(static_cast<uint64_t>(n.op));

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "core/mapped_file.h"
-#include "graph/plan.h"
+#include "graph/step_plan.h"
 
 namespace ltx {
 

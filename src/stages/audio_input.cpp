@@ -48,7 +48,8 @@ AudioClip cut_audio_clip(const io::DecodedAudio& decoded, const std::string& pat
   return clip;
 }
 
-Tensor encode_audio_clip(const std::shared_ptr<const WeightSource>& checkpoint, DType compute, const AudioClip& clip) {
+Tensor encode_audio_clip(const Backend& backend, const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
+                         const AudioClip& clip) {
   const Json config = metadata_json(*checkpoint, "config");
   LTX_CHECK(config.contains("audio_vae"), "audio", checkpoint->describe(), ": `config` has no \"audio_vae\" section");
   const audio_vae::AudioVaeConfig vae_config = audio_vae::AudioVaeConfig::from_metadata(config);
@@ -70,7 +71,7 @@ Tensor encode_audio_clip(const std::shared_ptr<const WeightSource>& checkpoint, 
   const Tensor mel = mel::waveform_to_mel(wave, clip.sample_rate, mel_config).mel.contiguous();
   Graph g;
   g.output(encoder.forward(g.input("mel", DType::F32, mel.shape())), "latent");
-  auto plan = compile(g);
+  auto plan = compile(g, backend);
   return plan->run(std::span<const Tensor>(&mel, 1))[0].clone();
 }
 

@@ -14,6 +14,10 @@
 #include "nn/weight_source.h"
 #include "pipeline/latent_tools.h"
 
+namespace ltx {
+class Backend;  // backend/backend.h: what a graph runs on
+}  // namespace ltx
+
 namespace ltx::stages {
 
 struct AudioClip {
@@ -41,7 +45,8 @@ double a2v_audio_max_duration(std::optional<double> requested, int64_t frames, d
 
 // The audio VAE encoder's latent [1, z, T', M'] of the clip (resampled to the encoder's rate, log-mel, encoded),
 // with the encoder loaded from the checkpoint for this call.
-Tensor encode_audio_clip(const std::shared_ptr<const WeightSource>& checkpoint, DType compute, const AudioClip& clip);
+Tensor encode_audio_clip(const Backend& backend, const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
+                         const AudioClip& clip);
 
 // The latent a generation holds: `encoded` cut to want.frames (a2vid_two_stage.py) and repeated for want.batch
 // items, f32. Throws an InvalidRequest-worthy error when the clip is too short to cover `video_seconds` (the

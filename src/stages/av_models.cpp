@@ -4,9 +4,10 @@
 #include "stages/default_model.h"
 
 namespace ltx::stages {
-AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
+AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute, const Backend& backend,
                         const AvModelParts& parts) {
   AvModels m;
+  m.backend = &backend;
   m.config = metadata_json(*checkpoint, "config");
   if (auto it = checkpoint->metadata().find("model_version"); it != checkpoint->metadata().end())
     m.model_version = it->second;
@@ -18,7 +19,7 @@ AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, D
     const ltxm::DitConfig dit_config =
         ltxm::DitConfig::from_metadata(m.config.at("transformer"), ltxm::DitModelType::AudioVideo);
     m.dit = std::make_unique<ltxm::Dit>(
-        ltxm::Dit::load(WeightLoader(checkpoint, "model.diffusion_model."), dit_config, compute));
+        ltxm::Dit::load(WeightLoader(checkpoint, "model.diffusion_model."), dit_config, compute, backend));
   }
 
   LTX_CHECK(m.config.contains("vae"), "pipeline", checkpoint->describe(), ": `config` has no \"vae\" section");

@@ -25,8 +25,9 @@ struct AvModelParts {
 };
 
 struct AvModels {
-  Json config;                    // the checkpoint's `config` metadata
-  std::string model_version;      // the checkpoint's `model_version` metadata, or empty
+  const Backend* backend = nullptr;  // what every model here runs on (the engine's)
+  Json config;                       // the checkpoint's `config` metadata
+  std::string model_version;         // the checkpoint's `model_version` metadata, or empty
   bool embedded_default = false;  // the embedded default model (`ltx_default_model` metadata: stages/default_model.h)
   std::unique_ptr<ltxm::Dit> dit;
   video_vae::LatentStats video_stats;
@@ -37,7 +38,7 @@ struct AvModels {
 
 // Fails with one error per component naming every missing, mis-shaped or unexpected key. The VAE encoder's
 // weights are ignored (a text-to-video run does not encode).
-AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute,
+AvModels load_av_models(const std::shared_ptr<const WeightSource>& checkpoint, DType compute, const Backend& backend,
                         const AvModelParts& parts = {});
 
 // An upsampler whose flat config is the metadata entry `config_key` of `source` and whose tensors sit under

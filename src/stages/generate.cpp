@@ -164,10 +164,11 @@ GenerationSpec::Retake retake_latents(const LoadedModels& m, const GenerateReque
             source.fps, " fps but the request asks for ", r.frames, " of ", r.width, "x", r.height, " at ", r.fps);
   GenerationSpec::Retake out;
   const video_vae::VideoEncoder encoder = load_video_encoder(m.checkpoint, m.files.compute);
-  out.video_latent = repeat_items(encode_pixels(encoder, source.pixels), items);
+  out.video_latent = repeat_items(encode_pixels(*m.models.backend, encoder, source.pixels), items);
   if (source.audio) {
     const int64_t frames = audio_latent_shape(m.models.dit->config(), items, r.frames, r.fps).frames;
-    out.audio_latent = fit_audio_latent(encode_audio_clip(m.checkpoint, m.files.compute, *source.audio), frames, items);
+    out.audio_latent = fit_audio_latent(
+        encode_audio_clip(*m.models.backend, m.checkpoint, m.files.compute, *source.audio), frames, items);
   }
   out.start = r.retake_start;
   out.end = r.retake_end;
@@ -199,7 +200,7 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
   if (r.distilled) spec.steps = static_cast<int>(distilled_sigmas_stage1().size()) - 1;
   if (clip)
     spec.audio_latent = in_category(ErrorCategory::InvalidRequest, [&] {
-      return held_audio_latent(encode_audio_clip(m.checkpoint, m.files.compute, *clip),
+      return held_audio_latent(encode_audio_clip(*m.models.backend, m.checkpoint, m.files.compute, *clip),
                                audio_latent_shape(m.models.dit->config(), items, r.frames, r.fps), *clip,
                                static_cast<double>(r.frames) / r.fps);
     });
@@ -218,11 +219,12 @@ GenerationSpec generation_spec(const LoadedModels& m, const GenerateRequest& r, 
                                 r.frames,
                                 m.ic_lora.downscale_factor,
                                 m.files.compute};
-    spec.references = in_category(ErrorCategory::InvalidRequest, [&] { return reference_conditions(*encoder, refs); });
+    spec.references = in_category(ErrorCategory::InvalidRequest,
+                                  [&] { return reference_conditions(*m.models.backend, *encoder, refs); });
   }
   if (!r.images.empty()) {  // encoded per stage size inside the pipeline (helpers.py combined_image_conditionings)
     spec.video_conditions = image_conditioner(
-        r.images, encoder,
+        *m.models.backend, r.images, encoder,
         [images = r.images](size_t i, int64_t h, int64_t w) {
           return in_category(ErrorCategory::Io, [&] { return load_conditioning_pixels(images[i], h, w); });
         },
@@ -421,7 +423,7 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
   clock.start("decode");
   progress_add_steps(progress, 3);
   // No strategy within the budget is an OutOfMemory error (video_vae_plan.cpp).
-  const Tensor video = decode_video(*models.video_decoder, latents.video, &noise, spec.noise_dtype,
+  const Tensor video = decode_video(*models.backend, *models.video_decoder, latents.video, &noise, spec.noise_dtype,
                                     decode_budget(memory, r.memory_budget_bytes), &report.decode_strategy);
   check_finite(video, "decode", "the decoded video", "after the video VAE");
   progress_step(progress);
@@ -435,10 +437,10 @@ GenerateReport generate(LoadedModels& m, const GenerateRequest& r, ProgressRepor
           .copy_from(Tensor::from_floats(DType::F32, {1, clip->channels, clip->length()}, clip->samples));
     progress_step(progress);
   } else {
-    const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+    const Tensor mel = decode_audio_mel(*models.backend, *models.audio_decoder, latents.audio);
     latents = {};
     progress_step(progress);
-    wave = models.vocoder->run(mel);
+    wave = models.vocoder->run(*models.backend, mel);
     check_finite(wave, "decode", "the decoded audio", "after the vocoder");
   }
   progress_step(progress);

@@ -66,7 +66,8 @@ std::string reference_size_problem(int64_t stage1_height, int64_t stage1_width, 
          std::to_string(32 * factor);
 }
 
-std::vector<VideoCondition> reference_conditions(const video_vae::VideoEncoder& encoder, const ReferenceRequest& r) {
+std::vector<VideoCondition> reference_conditions(const Backend& backend, const video_vae::VideoEncoder& encoder,
+                                                 const ReferenceRequest& r) {
   const std::string size = reference_size_problem(r.height, r.width, r.downscale_factor);
   LTX_CHECK(size.empty(), "ic-lora", size);
   const int64_t f = r.downscale_factor;
@@ -88,7 +89,7 @@ std::vector<VideoCondition> reference_conditions(const video_vae::VideoEncoder& 
   }
   std::vector<VideoCondition> out;
   for (size_t i = 0; i < pixels.size(); ++i) {
-    const Tensor latent = encode_pixels(encoder, pixels[i]);
+    const Tensor latent = encode_pixels(backend, encoder, pixels[i]);
     VideoCondition c{latent, 0, r.videos[i].strength, Placement::Reference, f, {}};
     if (mask.defined())
       c.attention = attention_mask_weights(mask, latent.dim(2), latent.dim(3), latent.dim(4), r.conditioning_strength);

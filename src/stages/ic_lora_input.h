@@ -12,6 +12,10 @@
 #include "models/ltx/video_vae/video_vae.h"
 #include "stages/conditioning.h"
 
+namespace ltx {
+class Backend;  // backend/backend.h: what a graph runs on
+}  // namespace ltx
+
 namespace ltx::stages {
 
 struct ReferenceVideoInput {
@@ -51,7 +55,8 @@ struct ReferenceRequest {
 // Every video (and the mask) read and checked first, then each encoded (its frames past 8k+1 dropped, as the encoder
 // does) into a Placement::Reference condition whose tokens are weighed by the pooled mask times the strength, by the
 // strength alone when below 1, or not at all.
-std::vector<VideoCondition> reference_conditions(const video_vae::VideoEncoder& encoder, const ReferenceRequest& r);
+std::vector<VideoCondition> reference_conditions(const Backend& backend, const video_vae::VideoEncoder& encoder,
+                                                 const ReferenceRequest& r);
 
 // _load_mask_video: the mask file's first `frame_cap` frames at height x width as load_video_conditioning reads them,
 // the channels' mean remapped from [-1, 1] to [0, 1] and clamped: [1, 1, F, height, width]. ic_lora.py computes it in

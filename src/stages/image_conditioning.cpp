@@ -121,24 +121,24 @@ video_vae::VideoEncoder load_video_encoder(const std::shared_ptr<const WeightSou
   return enc;
 }
 
-Tensor encode_pixels(const video_vae::VideoEncoder& encoder, const Tensor& pixels) {
+Tensor encode_pixels(const Backend& backend, const video_vae::VideoEncoder& encoder, const Tensor& pixels) {
   LTX_CHECK(pixels.rank() == 5 && pixels.dim(1) == 3, "conditioning", "pixels must be [B, 3, F, H, W], got ",
             pixels.shape().str());
   Graph g;
   const Tensor x = pixels.to(DType::F32).contiguous();
   g.output(encoder.forward(g.input("video", DType::F32, x.shape())), "latent");
-  auto plan = compile(g);
+  auto plan = compile(g, backend);
   return plan->run(std::span<const Tensor>(&x, 1))[0].clone();
 }
 
 std::function<std::vector<VideoCondition>(int64_t, int64_t)> image_conditioner(
-    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels,
-    bool all_keyframes) {
-  return [inputs = std::move(inputs), encoder = std::move(encoder), pixels = std::move(pixels), all_keyframes](
-             int64_t height, int64_t width) {
+    const Backend& backend, std::vector<ImageConditionInput> inputs,
+    std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels, bool all_keyframes) {
+  return [&backend, inputs = std::move(inputs), encoder = std::move(encoder), pixels = std::move(pixels),
+          all_keyframes](int64_t height, int64_t width) {
     std::vector<VideoCondition> out;
     for (size_t i = 0; i < inputs.size(); ++i)
-      out.push_back({encode_pixels(*encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength,
+      out.push_back({encode_pixels(backend, *encoder, pixels(i, height, width)), inputs[i].frame, inputs[i].strength,
                      all_keyframes ? Placement::Keyframe : Placement::ByFrame});
     return out;
   };

@@ -15,6 +15,10 @@
 #include "nn/weight_source.h"
 #include "stages/conditioning.h"
 
+namespace ltx {
+class Backend;  // backend/backend.h: what a graph runs on
+}  // namespace ltx
+
 namespace ltx::stages {
 
 inline constexpr int kDefaultImageCrf = 33;  // ltx_pipelines/utils/constants.py DEFAULT_IMAGE_CRF
@@ -45,7 +49,7 @@ Tensor load_conditioning_pixels(const ImageConditionInput& input, int64_t height
 video_vae::VideoEncoder load_video_encoder(const std::shared_ptr<const WeightSource>& checkpoint, DType compute);
 
 // [1, 3, 1, H, W] pixels -> [1, C, 1, H/32, W/32] normalised latent.
-Tensor encode_pixels(const video_vae::VideoEncoder& encoder, const Tensor& pixels);
+Tensor encode_pixels(const Backend& backend, const video_vae::VideoEncoder& encoder, const Tensor& pixels);
 
 // helpers.py combined_image_conditionings: the pixels an input gives at a stage size, encoded, frame 0 by latent
 // replacement, others as keyframes; with `all_keyframes`, image_conditionings_by_adding_guiding_latent (keyframe
@@ -53,7 +57,7 @@ Tensor encode_pixels(const video_vae::VideoEncoder& encoder, const Tensor& pixel
 // (load_conditioning_pixels in generate; recorded tensors in the golden runner).
 using PixelSource = std::function<Tensor(size_t index, int64_t height, int64_t width)>;
 std::function<std::vector<VideoCondition>(int64_t, int64_t)> image_conditioner(
-    std::vector<ImageConditionInput> inputs, std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels,
-    bool all_keyframes = false);
+    const Backend& backend, std::vector<ImageConditionInput> inputs,
+    std::shared_ptr<const video_vae::VideoEncoder> encoder, PixelSource pixels, bool all_keyframes = false);
 
 }  // namespace ltx::stages

@@ -113,6 +113,11 @@ std::vector<std::string> model_file_problems(const ModelFiles& f) {
     if (!path.empty() && !fs::exists(path)) problems.push_back(std::string(what) + " " + path + " does not exist");
   };
   if (f.checkpoint.empty()) problems.push_back("a checkpoint (--checkpoint) is required");
+  if (const auto names = backend_names(); std::find(names.begin(), names.end(), f.backend) == names.end()) {
+    std::string valid;
+    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+    problems.push_back("unknown backend '" + f.backend + "' (valid: " + valid + ")");
+  }
   need_file(f.checkpoint, "checkpoint");
   if (!f.checkpoint.empty() && (fs::is_directory(f.checkpoint) || is_gguf(f.checkpoint)))
     problems.push_back("--checkpoint " + f.checkpoint +
@@ -174,10 +179,11 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   std::vector<std::string> lora_paths;
   for (const ltxm::LoraSpec& l : f.loras) lora_paths.push_back(l.path);
   m->ic_lora = read_ic_lora_metadata(lora_paths);
-  m->models = load_av_models(m->checkpoint, f.compute, {.dit = !dit});
+  const Backend& backend = backend_named(f.backend);
+  m->models = load_av_models(m->checkpoint, f.compute, backend, {.dit = !dit});
   if (dit) {
     check_dit_fits(*dit, m->models, f);
-    m->models.dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, f.compute));
+    m->models.dit = std::make_unique<ltxm::Dit>(ltxm::Dit::load(dit->loader(), dit->config, f.compute, backend));
   }
   if (!adapters.empty()) {
     LoadedModels* self = m.get();  // lives in the unique_ptr: the address stays
@@ -191,7 +197,7 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   if (!f.upsampler.empty()) m->upsampler = load_upsampler(open_safetensors(f.upsampler), f.compute);
   if (!f.text_encoder.empty())
     m->encoder = PromptEncoder::load(f.text_encoder, std::move(tokenizer), m->checkpoint,
-                                     m->models.config.at("transformer"), f.compute, prepared_cache_dir());
+                                     m->models.config.at("transformer"), f.compute, backend, prepared_cache_dir());
   if (m->encoder && !f.text_encoder_mmproj.empty()) m->encoder->set_vision_file(f.text_encoder_mmproj);
   m->weight_bytes = phase_weights(*m, *dit_weights, dit_root);
   m->progress = nullptr;  // each call sets its own

@@ -34,6 +34,7 @@ struct ModelFiles {
   std::optional<ltxm::LoraApplication> lora_application;  // unset: chosen by the budget (LoraRequest)
   size_t memory_budget_bytes = 0;                         // 0: MemAvailable at load
   DType compute = DType::BF16;
+  std::string backend = "cpu";  // what every plan runs on (backend_names())
 };
 
 // Every problem with the files before anything is read (a file that does not exist, a DiT-only file as the

@@ -10,25 +10,25 @@
 namespace ltx::stages {
 namespace {
 
-Tensor run_single_output(Graph& g, Value out, const std::vector<Tensor>& inputs) {
+Tensor run_single_output(const Backend& backend, Graph& g, Value out, const std::vector<Tensor>& inputs) {
   g.output(out, "out");
-  auto plan = compile(g);
+  auto plan = compile(g, backend);
   return plan->run(std::span<const Tensor>(inputs))[0].clone();
 }
 
 }  // namespace
 
-Tensor upsample_latent(const upsampler::LatentUpsampler& up, const video_vae::LatentStats& stats,
-                       const Tensor& latent) {
+Tensor upsample_latent(const Backend& backend, const upsampler::LatentUpsampler& up,
+                       const video_vae::LatentStats& stats, const Tensor& latent) {
   LTX_CHECK(latent.rank() == 5, "pipeline", "upsample: latent must be [B, C, F, H, W], got ", latent.shape().str());
   Graph g;
   const Tensor x = latent.to(DType::F32).contiguous();
   const Value out = upsampler::upsample_video(up, stats, g.input("latent", DType::F32, x.shape()));
-  return run_single_output(g, out, {x});
+  return run_single_output(backend, g, out, {x});
 }
 
-Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent, NoiseSource* noise, DType noise_dtype,
-                    size_t budget_bytes, std::string* strategy) {
+Tensor decode_video(const Backend& backend, const video_vae::VideoDecoder& decoder, const Tensor& latent,
+                    NoiseSource* noise, DType noise_dtype, size_t budget_bytes, std::string* strategy) {
   LTX_CHECK(latent.rank() == 5, "pipeline", "decode: latent must be [B, C, F, H, W], got ", latent.shape().str());
   Graph g;
   const Tensor x = latent.to(DType::F32).contiguous();
@@ -41,9 +41,9 @@ Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent
   if (budget_bytes > 0) {  // planned: the noise drawn in the same order, for the whole latent
     std::map<std::string, Tensor> drawn;
     for (const auto& [name, shape] : needed) drawn[name] = noise->randn(shape, noise_dtype).to(DType::F32);
-    const video_vae::DecodeStrategy s = video_vae::plan_decode(decoder, x.shape(), budget_bytes);
+    const video_vae::DecodeStrategy s = video_vae::plan_decode(backend, decoder, x.shape(), budget_bytes);
     if (strategy != nullptr) *strategy = s.describe();
-    return video_vae::decode_video(decoder, x, s, drawn);
+    return video_vae::decode_video(backend, decoder, x, s, drawn);
   }
   for (const auto& [name, shape] : needed) {
     const Tensor t = noise->randn(shape, noise_dtype).to(DType::F32);
@@ -55,14 +55,14 @@ Tensor decode_video(const video_vae::VideoDecoder& decoder, const Tensor& latent
     }
     bound.push_back(t);
   }
-  return run_single_output(g, decoder.forward(in, dn), bound);
+  return run_single_output(backend, g, decoder.forward(in, dn), bound);
 }
 
-Tensor decode_audio_mel(const audio_vae::AudioDecoder& decoder, const Tensor& latent) {
+Tensor decode_audio_mel(const Backend& backend, const audio_vae::AudioDecoder& decoder, const Tensor& latent) {
   LTX_CHECK(latent.rank() == 4, "pipeline", "audio decode: latent must be [B, C, T, M], got ", latent.shape().str());
   Graph g;
   const Tensor x = latent.to(DType::F32).contiguous();
-  return run_single_output(g, decoder.forward(g.input("latent", DType::F32, x.shape())), {x});
+  return run_single_output(backend, g, decoder.forward(g.input("latent", DType::F32, x.shape())), {x});
 }
 
 std::vector<uint8_t> video_to_rgb8(const Tensor& video, int64_t item) {

@@ -120,7 +120,7 @@ AvLatents run_two_stage(const TwoStageModels& m, const GenerationSpec& spec, con
   const AvLatents l1 = run_av_stage(m.stage1, s1, stage_text(spec, text), noise, o1);
   observe_final(o1, "", l1);
 
-  const Tensor up = upsample_latent(m.upsampler, m.video_stats, l1.video);
+  const Tensor up = upsample_latent(m.stage1.backend(), m.upsampler, m.video_stats, l1.video);
   if (observe) observe("upsampled.video", up);
   if (m.before_stage2) m.before_stage2();
 

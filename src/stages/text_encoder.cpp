@@ -23,18 +23,18 @@ std::future<gemma3::Tokenizer> PromptEncoder::start_tokenizer(const std::string&
 
 std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
-                                                   const Json& tc, DType compute, const std::string& cache_dir,
-                                                   int64_t max_length) {
-  return load(gemma_path, start_tokenizer(gemma_path), checkpoint, tc, compute, cache_dir, max_length);
+                                                   const Json& tc, DType compute, const Backend& backend,
+                                                   const std::string& cache_dir, int64_t max_length) {
+  return load(gemma_path, start_tokenizer(gemma_path), checkpoint, tc, compute, backend, cache_dir, max_length);
 }
 
 std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path,
                                                    std::future<gemma3::Tokenizer> tokenizer,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
-                                                   const Json& tc, DType compute, const std::string& cache_dir,
-                                                   int64_t max_length) {
+                                                   const Json& tc, DType compute, const Backend& backend,
+                                                   const std::string& cache_dir, int64_t max_length) {
   // The model's load (mostly mapping and hashing on the pool) overlaps the tokenizer's thread.
-  gemma3::Model model = gemma3::Model::load(gemma_path, compute, cache_dir);
+  gemma3::Model model = gemma3::Model::load(gemma_path, compute, backend, cache_dir);
   std::unique_ptr<PromptEncoder> e(new PromptEncoder(tokenizer.get(), std::move(model)));
   e->max_length_ = max_length;
   e->load_conditioning(checkpoint, tc, compute);
@@ -45,7 +45,8 @@ std::unique_ptr<PromptEncoder> PromptEncoder::load(const std::string& gemma_path
 
 gemma3::VisionTower* PromptEncoder::vision() {
   if (!vision_ && !vision_file_.empty())
-    vision_ = std::make_unique<gemma3::VisionTower>(gemma3::VisionTower::load(vision_file_, compute_));
+    vision_ =
+        std::make_unique<gemma3::VisionTower>(gemma3::VisionTower::load(vision_file_, compute_, plans_.backend()));
   return vision_.get();
 }
 

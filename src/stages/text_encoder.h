@@ -34,21 +34,21 @@ class PromptEncoder {
   // gemma_path: a Gemma-3 GGUF file or Hugging Face folder; checkpoint: the LTX single file whose `config`
   // ("transformer" dict) configures the feature extractor and connectors.
   // `cache_dir` (empty: none): where a GGUF's decoded layer matrices are kept between processes
-  // (gemma3/decoded_cache.h).
+  // (gemma3/decoded_cache.h). Every plan runs on `backend`.
   static std::unique_ptr<PromptEncoder> load(const std::string& gemma_path,
                                              const std::shared_ptr<const WeightSource>& checkpoint,
-                                             const Json& transformer_config, DType compute,
+                                             const Json& transformer_config, DType compute, const Backend& backend,
                                              const std::string& cache_dir = "", int64_t max_length = 1024);
   // The same with the tokenizer already being built (start_tokenizer(gemma_path)): a caller with other loads to
   // do starts it first, so that they overlap it.
   static std::unique_ptr<PromptEncoder> load(const std::string& gemma_path, std::future<gemma3::Tokenizer> tokenizer,
                                              const std::shared_ptr<const WeightSource>& checkpoint,
-                                             const Json& transformer_config, DType compute,
+                                             const Json& transformer_config, DType compute, const Backend& backend,
                                              const std::string& cache_dir = "", int64_t max_length = 1024);
   // Builds gemma_path's tokenizer on a thread of its own (~0.03 s for a 262k GGUF vocabulary, the longest part of
   // a first load); an error is thrown by the future's get().
   static std::future<gemma3::Tokenizer> start_tokenizer(const std::string& gemma_path);
-  // Without a tokenizer: for callers holding token ids (tests); encode() then throws.
+  // Without a tokenizer: for callers holding token ids (tests); encode() then throws. Runs on the model's backend.
   static std::unique_ptr<PromptEncoder> from_model(gemma3::Model model,
                                                    const std::shared_ptr<const WeightSource>& checkpoint,
                                                    const Json& transformer_config, DType compute,
@@ -89,7 +89,7 @@ class PromptEncoder {
 
  private:
   PromptEncoder(std::optional<gemma3::Tokenizer> tokenizer, gemma3::Model model)
-      : tokenizer_(std::move(tokenizer)), model_(std::move(model)) {}
+      : tokenizer_(std::move(tokenizer)), model_(std::move(model)), plans_(model_.plans().backend()) {}
   void load_conditioning(const std::shared_ptr<const WeightSource>& checkpoint, const Json& tc, DType compute);
   // The hidden states [B, T', D] (L of them) written into the last T' columns of `stacked` [B, C, L, D], the
   // feature extractor plan's input slot (so its plan concatenates nothing, and no buffer outside the plan holds

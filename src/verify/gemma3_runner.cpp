@@ -22,7 +22,8 @@ std::string hf_config(const GoldenCase& c) {
 }
 
 std::map<std::string, Tensor> run_gemma3_text(const GoldenCase& c, Precision precision) {
-  gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute_dtype(precision));
+  gemma3::Model model =
+      gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute_dtype(precision), golden_backend());
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const gemma3::Output out = model.forward_padded(inputs.get("input_ids"), inputs.get("attention_mask"), true);
   std::map<std::string, Tensor> result = out.intermediates;
@@ -51,7 +52,7 @@ std::map<std::string, Tensor> run_gemma3_image_preprocess(const GoldenCase& c, P
 }
 
 std::map<std::string, Tensor> run_gemma3_vision(const GoldenCase& c, Precision precision) {
-  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute_dtype(precision));
+  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute_dtype(precision), golden_backend());
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const gemma3::VisionOutput out = tower.run(inputs.get("pixel_values"));
   return {{"vision_hidden", out.hidden}, {"image_features", out.features}};
@@ -59,8 +60,8 @@ std::map<std::string, Tensor> run_gemma3_vision(const GoldenCase& c, Precision p
 
 std::map<std::string, Tensor> run_gemma3_image_generation(const GoldenCase& c, Precision precision) {
   const DType compute = compute_dtype(precision);
-  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute);
-  gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute);
+  gemma3::VisionTower tower = gemma3::VisionTower::load(c.weights_path(), compute, golden_backend());
+  gemma3::Model model = gemma3::Model::from_hf(hf_config(c), c.weights_path(), compute, golden_backend());
   const SafetensorsFile inputs = SafetensorsFile::open(c.inputs_path());
   const Tensor features = tower.run(inputs.get("pixel_values")).features;
   // generate()'s prompt: positions cumsum(mask) - 1, pads at 1; the soft tokens take the features.

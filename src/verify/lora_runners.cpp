@@ -30,7 +30,7 @@ std::map<std::string, Tensor> run_dit_lora(const GoldenCase& c, Precision) {
   const std::string prefix = params.at("weights_prefix").get<std::string>();
   DitConfig config = DitConfig::from_metadata(checkpoint_transformer_config(*source), DitModelType::AudioVideo);
   config.av_semantics = AvTimestepSemantics::OtherSigma;  // ltx-core 1.0.0 (make_dit_goldens.py AV_TIMESTEP_SEMANTICS)
-  Dit dit = Dit::load(WeightLoader(source, prefix), config, DType::BF16);
+  Dit dit = Dit::load(WeightLoader(source, prefix), config, DType::BF16, golden_backend());
 
   DitLoraFuser fuser(dit, source, DType::BF16, prefix);
   // params.loras: [{prefix, strength}] (or one LoRA as lora_prefix, lora_strength); lora_dtype "bf16": the case

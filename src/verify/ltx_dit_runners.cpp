@@ -49,7 +49,7 @@ std::map<std::string, Tensor> run_dit(const GoldenCase& c, Precision p) {
   DitConfig config = DitConfig::from_metadata(tc, model_type);
   config.av_semantics = semantics_from_params(params);
   WeightLoader loader(source, params.at("weights_prefix").get<std::string>());
-  Dit dit = Dit::load(loader, config, compute_dtype(p));
+  Dit dit = Dit::load(loader, config, compute_dtype(p), golden_backend());
 
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   DitCall call;

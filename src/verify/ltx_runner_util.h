@@ -10,6 +10,7 @@
 #include "models/ltx/dit/taps.h"
 #include "nn/weight_source.h"
 #include "verify/golden_case.h"
+#include "verify/runner.h"
 
 namespace ltx {
 
@@ -24,7 +25,7 @@ inline nlohmann::json checkpoint_transformer_config(const WeightSource& source) 
 
 // Compiles and runs a graph once; outputs are copied out of the plan's arena.
 inline std::map<std::string, Tensor> run_graph(const Graph& g, const ltxm::Feed& feed) {
-  auto plan = compile(g);
+  auto plan = compile(g, golden_backend());
   const auto outs = plan->run(feed.tensors);
   std::map<std::string, Tensor> result;
   for (size_t i = 0; i < outs.size(); ++i) result[plan->output_names()[i]] = outs[i].clone();

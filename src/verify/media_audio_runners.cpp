@@ -45,7 +45,7 @@ std::map<std::string, Tensor> run_vocoder(const GoldenCase& c, Precision p) {
   root.finish();
   const Tensor mel = SafetensorsFile::open(c.inputs_path()).get("mel");
   std::map<std::string, Tensor> out;
-  out["waveform"] = voc.run(mel, &out);
+  out["waveform"] = voc.run(golden_backend(), mel, &out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "verify/media_runner_util.h"
 
 #include "graph/compile.h"
+#include "verify/runner.h"
 
 namespace ltx::media_runner {
 
@@ -22,7 +23,7 @@ std::map<std::string, Tensor> run(Graph& g, const std::vector<std::pair<std::str
     }
   }
   for (int id : order) g.output(Value{&g, id}, names_of[id].front());
-  auto plan = compile(g);
+  auto plan = compile(g, golden_backend());
   const std::span<const Tensor> results = plan->run(std::span<const Tensor>(inputs));
   std::map<std::string, Tensor> out;
   for (size_t i = 0; i < order.size(); ++i)

@@ -100,17 +100,17 @@ void check_replayed_all(const NoiseReplayer& noise) {
 // every recorded noise tensor must have been drawn by then.
 void decode_into(const AvModels& models, const AvLatents& latents, NoiseReplayer& noise,
                  std::map<std::string, Tensor>& out) {
-  out["video.decoded"] = decode_video(*models.video_decoder, latents.video, &noise);
-  const Tensor mel = decode_audio_mel(*models.audio_decoder, latents.audio);
+  out["video.decoded"] = decode_video(golden_backend(), *models.video_decoder, latents.video, &noise);
+  const Tensor mel = decode_audio_mel(golden_backend(), *models.audio_decoder, latents.audio);
   out["audio.mel"] = mel;
-  const Tensor wave = models.vocoder->run(mel);  // [1, 2, N]
+  const Tensor wave = models.vocoder->run(golden_backend(), mel);  // [1, 2, N]
   out["audio.waveform"] = wave.reshape({wave.dim(1), wave.dim(2)});
   check_replayed_all(noise);
 }
 
 std::map<std::string, Tensor> run_one_stage_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
-  AvModels models = load_av_models(open_safetensors(c.weights_path()), compute_dtype(p));
+  AvModels models = load_av_models(open_safetensors(c.weights_path()), compute_dtype(p), golden_backend());
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   NoiseReplayer noise = recorded_noise(in);
   GenerationSpec spec = spec_from_params(params);
@@ -124,7 +124,8 @@ std::map<std::string, Tensor> run_one_stage_case(const GoldenCase& c, Precision 
 std::map<std::string, Tensor> run_two_stage_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const auto source = open_safetensors(c.weights_path());
-  AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(source, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   // The case stores the upsampler file's tensors under a prefix, its config under `upsampler_config`.
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
@@ -142,7 +143,8 @@ std::map<std::string, Tensor> run_two_stage_case(const GoldenCase& c, Precision 
 std::map<std::string, Tensor> run_distilled_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const auto source = open_safetensors(shared_weights_file(c));
-  AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(source, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
   NoiseReplayer noise = recorded_noise(in);
@@ -205,7 +207,8 @@ std::map<std::string, Tensor> run_lora_two_stage(const GoldenCase& c, Precision 
       open_safetensors(root + params.at("upsampler_weights").get<std::string>() + "/weights.safetensors");
   const std::string prefix = params.at("weights_prefix").get<std::string>();
   std::vector<ltxm::LoraAdapter> adapters = read_loras(request, checkpoint_lora_targets(*checkpoint, prefix));
-  AvModels models = load_av_models(checkpoint, compute_dtype(p), {.video_decoder = decode, .audio_decoder = decode});
+  AvModels models = load_av_models(checkpoint, compute_dtype(p), golden_backend(),
+                                   {.video_decoder = decode, .audio_decoder = decode});
   LoraWeights lora(*models.dit, checkpoint, compute_dtype(p), request, {}, prefix, std::move(adapters));
   const auto up = load_upsampler(up_source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
@@ -252,7 +255,7 @@ void use_reference_av_semantics(AvModels& models, const std::shared_ptr<const We
   ltxm::DitConfig dit_config = models.dit->config();
   dit_config.av_semantics = ltxm::AvTimestepSemantics::OtherSigma;
   models.dit = std::make_unique<ltxm::Dit>(
-      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), dit_config, compute_dtype(p)));
+      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), dit_config, compute_dtype(p), golden_backend()));
 }
 
 // Image-to-video: the encoder is the case's own file; the DiT and decoders are the shared case's. The recorded
@@ -261,7 +264,7 @@ void use_reference_av_semantics(AvModels& models, const std::shared_ptr<const We
 std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const auto source = open_safetensors(shared_weights_file(c));
-  AvModels models = load_av_models(source, compute_dtype(p));
+  AvModels models = load_av_models(source, compute_dtype(p), golden_backend());
   use_reference_av_semantics(models, source, p);
   auto encoder = std::make_shared<const video_vae::VideoEncoder>(
       load_video_encoder(open_safetensors(c.weights_path()), compute_dtype(p)));
@@ -278,7 +281,7 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
       const Tensor pixels = in.get("image." + std::to_string(i) + ".pixels");
       LTX_CHECK(pixels.dim(3) == height && pixels.dim(4) == width, "verify", "recorded pixels ", pixels.shape().str(),
                 " are not ", height, "x", width);
-      const Tensor latent = encode_pixels(*encoder, pixels);
+      const Tensor latent = encode_pixels(golden_backend(), *encoder, pixels);
       out["image." + std::to_string(i) + ".latent"] = latent;
       conditions.push_back({latent, images[i].frame, images[i].strength});
     }
@@ -296,7 +299,8 @@ std::map<std::string, Tensor> run_i2v_case(const GoldenCase& c, Precision p) {
 std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const auto shared = open_safetensors(shared_weights_file(c));
-  AvModels models = load_av_models(shared, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(shared, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, shared, p);
   const auto up = load_upsampler(shared, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   auto encoder = std::make_shared<const video_vae::VideoEncoder>(
@@ -310,7 +314,7 @@ std::map<std::string, Tensor> run_keyframes_case(const GoldenCase& c, Precision 
   const auto recorded = [&in](size_t i, int64_t height, int64_t width) {
     return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
   };
-  spec.video_conditions = image_conditioner(images, encoder, recorded, /*all_keyframes=*/true);
+  spec.video_conditions = image_conditioner(golden_backend(), images, encoder, recorded, /*all_keyframes=*/true);
   NoiseReplayer noise = recorded_noise(in);
   std::map<std::string, Tensor> out;
   run_two_stage({*models.dit, *models.dit, up, models.video_stats}, spec, contexts(in), noise, collect_into(out));
@@ -336,7 +340,8 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   const LoraRequest request{.loras = {ltxm::LoraSpec{lora_path, ic.at("strength").get<float>()}}};
   std::vector<ltxm::LoraAdapter> adapters =
       read_loras(request, checkpoint_lora_targets(*checkpoint, "model.diffusion_model."));
-  AvModels models = load_av_models(checkpoint, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(checkpoint, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, checkpoint, p);
   LoraWeights lora(*models.dit, checkpoint, compute_dtype(p), request, {}, "model.diffusion_model.",
                    std::move(adapters));
@@ -348,9 +353,10 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
   std::vector<ImageConditionInput> images;
   for (const auto& im : params.at("images"))
     images.push_back({"", im.at("frame").get<int64_t>(), im.at("strength").get<double>(), im.at("crf").get<int>()});
-  spec.video_conditions = image_conditioner(images, encoder, [&in](size_t i, int64_t height, int64_t width) {
-    return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
-  });
+  spec.video_conditions =
+      image_conditioner(golden_backend(), images, encoder, [&in](size_t i, int64_t height, int64_t width) {
+        return in.get("image." + std::to_string(i) + ".pixels." + std::to_string(height) + "x" + std::to_string(width));
+      });
   std::map<std::string, Tensor> out;
   const nlohmann::json& reference = params.at("reference_video");
   const nlohmann::json* mask_input = optional_param(params, "attention_mask_video");
@@ -365,7 +371,7 @@ std::map<std::string, Tensor> run_iclora_case(const GoldenCase& c, Precision p) 
       spec.frames,
       read_ic_lora_metadata({lora_path}).downscale_factor,
       compute_dtype(p)};
-  spec.references = reference_conditions(*encoder, refs);
+  spec.references = reference_conditions(golden_backend(), *encoder, refs);
   const Tensor& latent = spec.references.at(0).latent;
   out["reference.0.latent." + std::to_string(refs.height / refs.downscale_factor) + "x" +
       std::to_string(refs.width / refs.downscale_factor)] = latent;
@@ -392,7 +398,8 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
   const nlohmann::json& params = c.params();
   const auto source =
       open_safetensors(optional_param(params, "shared_weights") ? shared_weights_file(c) : c.weights_path());
-  AvModels models = load_av_models(source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(source, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, source, p);
   const auto up = load_upsampler(source, compute_dtype(p), "spatial_upsampler.", "upsampler_config");
   const SafetensorsFile in = SafetensorsFile::open(c.inputs_path());
@@ -405,7 +412,7 @@ std::map<std::string, Tensor> run_a2v_case(const GoldenCase& c, Precision p) {
       read_audio_clip(c.dir + "/" + audio.at("file").get<std::string>(), audio.at("start").get<double>(),
                       a2v_audio_max_duration(max_duration ? std::optional(max_duration->get<double>()) : std::nullopt,
                                              spec.frames, spec.fps));
-  const Tensor encoded = encode_audio_clip(source, compute_dtype(p), clip);
+  const Tensor encoded = encode_audio_clip(golden_backend(), source, compute_dtype(p), clip);
   spec.audio_latent = held_audio_latent(encoded, audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps),
                                         clip, static_cast<double>(spec.frames) / spec.fps);
   std::map<std::string, Tensor> out;
@@ -426,7 +433,8 @@ std::map<std::string, Tensor> run_retake_case(const GoldenCase& c, Precision p) 
     return open_safetensors(c.dir + "/../" + shared.at(what).get<std::string>() + "/weights.safetensors");
   };
   const auto dit_source = file("dit");
-  AvModels models = load_av_models(dit_source, compute_dtype(p), {.video_decoder = false, .audio_decoder = false});
+  AvModels models =
+      load_av_models(dit_source, compute_dtype(p), golden_backend(), {.video_decoder = false, .audio_decoder = false});
   use_reference_av_semantics(models, dit_source, p);
   const nlohmann::json& retake = params.at("retake");
   const RetakeSource source = read_retake_source(c.dir + "/" + retake.at("file").get<std::string>());
@@ -434,14 +442,15 @@ std::map<std::string, Tensor> run_retake_case(const GoldenCase& c, Precision p) 
   spec.guidance = guidance_from_json(params.at("guidance"));
   std::map<std::string, Tensor> out;
   GenerationSpec::Retake r;
-  r.video_latent = encode_pixels(load_video_encoder(file("video_encoder"), compute_dtype(p)), source.pixels);
+  r.video_latent =
+      encode_pixels(golden_backend(), load_video_encoder(file("video_encoder"), compute_dtype(p)), source.pixels);
   out["video.encoded"] = r.video_latent;
   if (source.audio) {  // a source without audio (retake_silent): the whole audio generated, as retake.py does
     out["audio.clip"] =
         Tensor::from_floats(DType::F32, {source.audio->channels, source.audio->length()}, source.audio->samples);
     const int64_t audio_frames = audio_latent_shape(models.dit->config(), 1, spec.frames, spec.fps).frames;
-    r.audio_latent =
-        fit_audio_latent(encode_audio_clip(file("audio_encoder"), compute_dtype(p), *source.audio), audio_frames, 1);
+    r.audio_latent = fit_audio_latent(
+        encode_audio_clip(golden_backend(), file("audio_encoder"), compute_dtype(p), *source.audio), audio_frames, 1);
     out["audio.encoded"] = r.audio_latent;
   }
   r.start = retake.at("start").get<double>();

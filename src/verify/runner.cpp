@@ -8,6 +8,8 @@
 
 namespace ltx {
 
+const Backend& golden_backend() { return cpu_backend(); }
+
 ComponentRegistry& ComponentRegistry::global() {
   static ComponentRegistry registry;
   return registry;

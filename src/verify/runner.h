@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/compile.h"
 #include "verify/golden_case.h"
 
 namespace ltx {
@@ -14,6 +15,10 @@ namespace ltx {
 // Computes a case: returns tensors by the names used in the case's expected file. A component that cannot
 // produce an expected intermediate simply leaves it out; missing outputs fail the case.
 using ComponentRunner = std::function<std::map<std::string, Tensor>(const GoldenCase&, Precision)>;
+
+// The backend the runners compile for: the CPU's (choosing another, `ltx verify --backend`, comes with a second
+// backend that can run the whole op set).
+const Backend& golden_backend();
 
 // Components the engine implements, by manifest component id. Each model module registers its runner here.
 class ComponentRegistry {

@@ -96,6 +96,13 @@ TEST(Engine, OptionsAreCheckedBeforeAnythingLoads) {
   threads.threads = -2;
   expect_error([&] { ltx::Engine e(threads); }, ltx::ErrorCategory::InvalidRequest, {"threads", ">= 0", "-2"});
 
+  // The backend is chosen per engine, by a name this build has.
+  EXPECT_EQ(ltx::available_backends(), std::vector<std::string>{"cpu"});
+  ltx::EngineOptions backend = missing;
+  backend.backend = "tpu";
+  expect_error([&] { ltx::Engine e(backend); }, ltx::ErrorCategory::InvalidRequest,
+               {"backend 'tpu' is not one of this build's (valid: cpu)"});
+
   // The load stage is reported even when it fails; no other stage is.
   Heard heard;
   const ltx::ProgressCallback listen = [&](const ltx::ProgressEvent& e) {

@@ -78,7 +78,7 @@ TEST(GenerateOptionsCli, NumbersOutsideTheirRangeAreRefusedNamingTheRange) {
 
 TEST(GenerateOptionsCli, TextProgressOffATerminalIsPlainLinesAndJsonWritesTheSidecar) {
   const fs::path dir = temp_dir("text");
-  const CliRun run = run_ltx("generate " + kTiny + "--json -o " + (dir / "out.mp4").string());
+  const CliRun run = run_ltx("generate " + kTiny + "--json --backend cpu -o " + (dir / "out.mp4").string());
   ASSERT_EQ(run.code, 0) << run.output;
   EXPECT_EQ(run.output.find('\r'), std::string::npos) << "carriage returns off a terminal";
   // --json: the sidecar beside the MP4, recording it.
@@ -88,6 +88,7 @@ TEST(GenerateOptionsCli, TextProgressOffATerminalIsPlainLinesAndJsonWritesTheSid
   EXPECT_EQ(side.at("outputs").at("video"), (dir / "out.mp4").string());
   EXPECT_EQ(side.at("outputs").at("sidecar"), (dir / "out.json").string());
   EXPECT_EQ(side.at("parameters").at("guidance").at("video").at("skip_step"), 0);
+  EXPECT_EQ(side.at("parameters").at("backend"), "cpu");
   const std::vector<std::string> lines = lines_of(run.output);
   const auto at = [&](const std::string& line) {
     for (size_t i = 0; i < lines.size(); ++i)
@@ -100,6 +101,15 @@ TEST(GenerateOptionsCli, TextProgressOffATerminalIsPlainLinesAndJsonWritesTheSid
   EXPECT_LT(at("denoise..."), at("denoise step 1/2"));
   EXPECT_LT(at("denoise step 2/2"), at("denoise done"));
   EXPECT_TRUE(has(run.output, "wrote " + (dir / "out.mp4").string() + ": 9 frames 96x64 at 24 fps")) << run.output;
+  fs::remove_all(dir);
+}
+
+TEST(GenerateOptionsCli, AnUnknownBackendIsRefusedNamingTheValidOnes) {
+  const fs::path dir = temp_dir("backend");
+  const CliRun run = run_ltx("generate " + kTiny + "--backend cuda -o " + (dir / "out.mp4").string());
+  EXPECT_NE(run.code, 0);
+  EXPECT_TRUE(has(run.output, "backend 'cuda' is not one of this build's (valid: cpu)")) << run.output;
+  EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
 }
 

@@ -179,7 +179,7 @@ TEST(DecodedCacheReal, OutputsAreBitIdenticalWithAndWithoutTheCache) {
   const Tensor pos = Tensor::from_ints(DType::I64, {1, 6}, std::vector<int64_t>{0, 1, 2, 3, 4, 5});
   const Tensor valid = Tensor::from_ints(DType::I64, {1, 6}, std::vector<int64_t>{1, 1, 1, 1, 1, 1});
   const auto states = [&](const std::string& cache_dir) {
-    Model m = Model::load(gguf, DType::BF16, cache_dir);
+    Model m = Model::load(gguf, DType::BF16, cpu_backend(), cache_dir);
     return m.forward(ids, pos, valid).hidden_states;
   };
   const std::vector<Tensor> plain = states("");

@@ -34,7 +34,7 @@ struct RealModel {
 
 RealModel& real_model() {
   static RealModel m{Tokenizer::from_gguf(testing::real_gguf_path()),
-                     Model::from_gguf(testing::real_gguf_path(), DType::F32)};
+                     Model::from_gguf(testing::real_gguf_path(), DType::F32, cpu_backend())};
   return m;
 }
 

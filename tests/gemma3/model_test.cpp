@@ -18,7 +18,9 @@ namespace {
 
 const std::string kGolden = std::string(LTX_SOURCE_DIR) + "/tests/golden/text/gemma3_text";
 
-Model tiny_model() { return Model::from_hf(kGolden + "/config.json", kGolden + "/weights.safetensors", DType::F32); }
+Model tiny_model() {
+  return Model::from_hf(kGolden + "/config.json", kGolden + "/weights.safetensors", DType::F32, cpu_backend());
+}
 
 float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());
@@ -144,7 +146,7 @@ TEST(Gemma3Model, Real270mGgufMatchesTransformers) {
   ASSERT_EQ(batch.ids.to_ints(), golden.get("input_ids").to_ints()) << "token ids differ from transformers'";
   ASSERT_EQ(batch.mask.to_ints(), golden.get("attention_mask").to_ints());
 
-  Model m = Model::from_gguf(gguf, DType::F32);
+  Model m = Model::from_gguf(gguf, DType::F32, cpu_backend());
   const int64_t b = batch.ids.dim(0), d = m.config().hidden_size;
   std::vector<int64_t> lengths;
   const std::vector<int64_t> mk = batch.mask.to_ints();

@@ -40,7 +40,7 @@ float max_abs_diff(const Tensor& a, const Tensor& b) {
 
 TEST(Gemma3Vision, MmprojFilesGiveTheCheckpointsFeatures) {
   const std::string dir = kGolden + "gemma3_vision/";
-  VisionTower hf = VisionTower::load(dir + "weights.safetensors", DType::F32);
+  VisionTower hf = VisionTower::load(dir + "weights.safetensors", DType::F32, cpu_backend());
   const SafetensorsFile weights = SafetensorsFile::open(dir + "weights.safetensors");
   const Tensor pixels = SafetensorsFile::open(dir + "inputs.safetensors").get("pixel_values");
   const VisionOutput want = hf.run(pixels);
@@ -49,7 +49,7 @@ TEST(Gemma3Vision, MmprojFilesGiveTheCheckpointsFeatures) {
     testing::write_mmproj(
         path.string(), {}, [&](const std::string& name, const Shape&) { return weights.get(name).to_floats(); },
         legacy);
-    VisionTower gguf = VisionTower::load(path.string(), DType::F32);
+    VisionTower gguf = VisionTower::load(path.string(), DType::F32, cpu_backend());
     EXPECT_EQ(gguf.config().mm_tokens_per_image, 9);
     const VisionOutput got = gguf.run(pixels);
     EXPECT_LT(max_abs_diff(got.hidden, want.hidden), 1e-5f) << (legacy ? "legacy" : "modern");
@@ -63,7 +63,7 @@ TEST(Gemma3Vision, TextOnlyConfigsAreRefused) {
   EXPECT_FALSE(VisionTower::folder_has_vision(kGolden + "gemma3_text"));
   EXPECT_FALSE(VisionConfig::from_hf_file(kGolden + "gemma3_text/config.json").has_value());
   try {
-    VisionTower::load(kGolden + "gemma3_text/weights.safetensors", DType::F32);
+    VisionTower::load(kGolden + "gemma3_text/weights.safetensors", DType::F32, cpu_backend());
     FAIL() << "a text-only checkpoint loaded a vision tower";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no vision_config"), std::string::npos) << e.what();
@@ -71,7 +71,7 @@ TEST(Gemma3Vision, TextOnlyConfigsAreRefused) {
 }
 
 TEST(Gemma3Vision, PixelsOfTheWrongSizeAreRefused) {
-  VisionTower tower = VisionTower::load(kGolden + "gemma3_vision/weights.safetensors", DType::F32);
+  VisionTower tower = VisionTower::load(kGolden + "gemma3_vision/weights.safetensors", DType::F32, cpu_backend());
   EXPECT_THROW(tower.run(Tensor::empty(DType::F32, {1, 3, 56, 56})), Error);
 }
 
@@ -114,12 +114,12 @@ struct Real270mWithTower {
   static VisionTower tiny_tower() {
     const fs::path path = temp_file("270m.gguf");
     testing::write_mmproj(path.string(), {.image = 56, .text = 640}, testing::seeded_values);
-    VisionTower tower = VisionTower::load(path.string(), DType::BF16);
+    VisionTower tower = VisionTower::load(path.string(), DType::BF16, cpu_backend());
     fs::remove(path);
     return tower;
   }
   const Tokenizer tok = Tokenizer::from_gguf(testing::real_gguf_path());
-  Model model = Model::from_gguf(testing::real_gguf_path(), DType::BF16);
+  Model model = Model::from_gguf(testing::real_gguf_path(), DType::BF16, cpu_backend());
   VisionTower tower = tiny_tower();
 };
 

@@ -15,8 +15,8 @@ struct FusedAndPlain {
     build(plain_graph);
     CompileOptions unfused = no_dump();
     unfused.fuse = false;
-    fused = compile(fused_graph, no_dump());
-    plain = compile(plain_graph, unfused);
+    fused = compile(fused_graph, cpu_backend(), no_dump());
+    plain = compile(plain_graph, cpu_backend(), unfused);
   }
   Graph fused_graph, plain_graph;
   std::unique_ptr<Plan> fused, plain;
@@ -29,7 +29,7 @@ TEST(Compile, FusesBiasAndActivationIntoTheMatmul) {
   Graph g;
   Value y = gelu(linear(g.input("x", DType::F32, {5, 7}), g.constant("w", w), g.constant("b", b)));
   g.output(y, "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_EQ(plan->stats().n_steps, 1);
   EXPECT_EQ(plan->stats().n_fused_ops, 2);  // the matmul and the add folded into the gelu step
   const Tensor got = plan->run({x})[0];
@@ -54,7 +54,7 @@ TEST(Compile, FusesModulationAndGatedResidual) {
   Value vgate = g.input("gate", DType::F32, row);
   Value out = add(vr, mul(vgate, silu(modulate(vx, vscale, vshift))));
   g.output(out, "out");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   // 1+scale is its own small step; everything at full size is one pass.
   EXPECT_EQ(plan->stats().n_steps, 2);
   const Tensor got = plan->run({x, r, sc, sh, gate})[0];
@@ -147,7 +147,7 @@ TEST(Compile, MatmulEpilogueOnlyForASingleReader) {
   g.output(tanh(add(p2, g.constant("b2", b))), "reads_an_output");
   Value p3 = matmul(vx, g.constant("w3", w), false, true), p4 = matmul(vx, g.constant("w4", w), false, true);
   g.output(mul(p3, p4), "two_products");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   // p1, add, silu, p2, tanh chain, and p3 (or p4) on its own: p3·p4 is one step led by the other product.
   EXPECT_EQ(plan->stats().n_steps, 7);
   const auto got = plan->run({x});
@@ -235,7 +235,7 @@ TEST(Compile, RemovesDeadNodes) {
   Value unused = softmax(matmul(x, x));
   (void)unused;
   g.output(silu(x), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_EQ(plan->stats().n_live, 2);
   EXPECT_EQ(plan->stats().n_steps, 1);
 }
@@ -245,7 +245,7 @@ TEST(Compile, ReshapeOfAnArenaBufferIsAView) {
   Graph g;
   Value y = reshape(linear(g.input("x", DType::F32, {6, 4}), g.constant("w", w)), {6, 2, 4});
   g.output(softmax(y), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_EQ(plan->stats().n_aliases, 1);
   EXPECT_EQ(plan->stats().n_steps, 2);
   const Tensor mm = ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w});
@@ -259,7 +259,7 @@ TEST(Compile, ArenaReusesDeadBuffers) {
   Value v = g.input("x", DType::F32, {64, 64});
   for (int i = 0; i < 10; ++i) v = softmax(v);
   g.output(v, "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   const size_t one = 64 * 64 * 4;
   EXPECT_EQ(plan->stats().naive_bytes, 10 * one);
   EXPECT_EQ(plan->peak_bytes(), 2 * one);
@@ -268,7 +268,7 @@ TEST(Compile, ArenaReusesDeadBuffers) {
 TEST(Compile, RejectsInputsOfTheWrongShapeOrDtype) {
   Graph g;
   g.output(silu(g.input("x", DType::F32, {2, 3})), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_THROW(plan->run({Tensor::empty(DType::F32, {3, 2})}), Error);
   EXPECT_THROW(plan->run({Tensor::empty(DType::BF16, {2, 3})}), Error);
   EXPECT_THROW(plan->run(std::span<const Tensor>{}), Error);
@@ -286,7 +286,7 @@ TEST(Compile, NonContiguousInputsAreRead) {
   const Tensor xt = base.transpose(0, 1);  // [3, 5] strided view
   Graph g;
   g.output(gelu(scale(g.input("x", DType::F32, {3, 5}), 2.0f)), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   const Tensor expect = ref(OpKind::Gelu, NoAttrs{}, {ref(OpKind::Scale, ScaleAttrs{2.0f, 0.0f}, {xt})});
   EXPECT_LE(max_abs_diff(plan->run({xt})[0], expect), 1e-6f);
 }
@@ -304,7 +304,7 @@ TEST(Compile, RunReleasesItsInputs) {
   const Tensor w = random_tensor(DType::F32, {5, 6}, 10);
   Graph g;
   g.output(ops::gelu(ops::matmul(g.input("x", DType::F32, {4, 6}), g.constant("w", w), false, true)), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   const long before = x.storage().use_count();
   const Tensor y = plan->run({x})[0].clone();
   EXPECT_EQ(x.storage().use_count(), before);

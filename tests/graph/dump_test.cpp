@@ -25,7 +25,7 @@ TEST(Dump, WritesMatchingNamedIntermediates) {
   CompileOptions o;
   o.dump_regex = "^blk\\.0\\.";
   o.dump_path = path.string();
-  auto plan = compile(g, o);
+  auto plan = compile(g, cpu_backend(), o);
   EXPECT_EQ(plan->stats().n_fused_ops, 0);  // the dumped scale stays its own step
   plan->run({x});
 
@@ -44,7 +44,7 @@ TEST(Dump, BadRegexIsAClearError) {
   g.output(silu(g.input("x", DType::F32, {2})), "y");
   CompileOptions o;
   o.dump_regex = "([";
-  EXPECT_THROW(compile(g, o), Error);
+  EXPECT_THROW(compile(g, cpu_backend(), o), Error);
 }
 
 }  // namespace

@@ -36,8 +36,8 @@ TEST(HeldInputs, InputsAreArenaBuffersReusedAfterTheirLastReader) {
   Graph g_held, g_caller;
   build_chain(g_held);
   build_chain(g_caller);
-  auto held = compile(g_held, holding());
-  auto caller = compile(g_caller, no_dump());
+  auto held = compile(g_held, cpu_backend(), holding());
+  auto caller = compile(g_caller, cpu_backend(), no_dump());
   EXPECT_TRUE(held->holds_inputs());
   EXPECT_FALSE(caller->holds_inputs());
   EXPECT_EQ(held->stats().input_bytes, 2 * one);
@@ -70,7 +70,7 @@ TEST(HeldInputs, InputViewsAreDisjointArenaSlots) {
   g.input("unused", DType::F32, {7});  // read by nothing: still gets a writable slot
   g.output(mul(x, cast(m, DType::F32)), "y");
   g.output(x, "x_again");  // an input that is an output lives to the end
-  auto plan = compile(g, holding());
+  auto plan = compile(g, cpu_backend(), holding());
   ASSERT_TRUE(plan->holds_inputs());
   EXPECT_EQ(plan->input(0).dtype(), DType::F32);
   EXPECT_EQ(plan->input(0).shape(), (Shape{3, 5}));
@@ -100,8 +100,8 @@ TEST(HeldInputs, MisuseIsOneClearError) {
   Graph g1, g2;
   g1.output(silu(g1.input("x", DType::F32, {2, 3})), "y");
   g2.output(silu(g2.input("x", DType::F32, {2, 3})), "y");
-  auto caller = compile(g1, no_dump());
-  auto held = compile(g2, holding());
+  auto caller = compile(g1, cpu_backend(), no_dump());
+  auto held = compile(g2, cpu_backend(), holding());
   EXPECT_THROW(caller->input(0), Error);  // it reads the caller's tensors
   EXPECT_THROW(caller->run(), Error);     // ... so they must be passed
   EXPECT_THROW(held->input(1), Error);    // one input only
@@ -110,7 +110,7 @@ TEST(HeldInputs, MisuseIsOneClearError) {
   priced.allocate = false;
   Graph g3;
   g3.output(silu(g3.input("x", DType::F32, {2, 3})), "y");
-  EXPECT_THROW(compile(g3, priced)->run(), Error);
+  EXPECT_THROW(compile(g3, cpu_backend(), priced)->run(), Error);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST(KernelScratchPlan, PeakCountsTheGemmScratchAndARunAllocatesNone) {
   Graph g;
   const Value x = g.input("x", DType::BF16, xs);
   g.output(linear(x, g.constant("w", w), g.constant("bias", bias)), "y");  // one step: fused[MatMul Add]
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   ASSERT_EQ(plan->stats().n_steps, 1);
 
   const std::array<TensorMeta, 2> in{TensorMeta{DType::BF16, xs}, TensorMeta{DType::BF16, w.shape()}};

@@ -37,7 +37,7 @@ TEST(PermuteView, HeadSplitsReadAsQueryOrValueAreViews) {
   const Value v = split(matmul(vx, g.constant("wv", wv), false, true), heads);
   const Value o = attention(q, k, v);
   g.output(reshape(permute(o, {0, 2, 1, 3}), {b, t, heads * d}), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_EQ(count_steps(*plan, "permute"), 2) << plan->describe();  // k's split and the merge
   const Tensor got = plan->run({x})[0];
 
@@ -60,7 +60,7 @@ TEST(PermuteView, OtherReadersKeepTheCopy) {
   const Value x = g.input("x", DType::F32, {3, 4, 5});
   const Value p = permute(silu(x), {1, 0, 2});
   g.output(add(p, p), "y");
-  auto plan = compile(g, no_dump());
+  auto plan = compile(g, cpu_backend(), no_dump());
   EXPECT_EQ(count_steps(*plan, "permute"), 1) << plan->describe();
 }
 

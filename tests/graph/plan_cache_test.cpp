@@ -18,7 +18,7 @@ void build_block(Graph& g, const Tensor& w, const Tensor& b, const Shape& shape)
 TEST(PlanCache, SecondRunAtTheSameShapePlansAndAllocatesNothing) {
   const Tensor w = random_tensor(DType::F32, {16, 16}, 1), b = random_tensor(DType::F32, {16}, 2);
   const Tensor x = random_tensor(DType::F32, {3, 16}, 3);
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   Tensor first;
   {
     Graph g;
@@ -44,7 +44,7 @@ TEST(PlanCache, SecondRunAtTheSameShapePlansAndAllocatesNothing) {
 TEST(PlanCache, ReleasedArenaPagesLeaveAndTheNextRunIsUnchanged) {
   const Tensor w = random_tensor(DType::F32, {256, 256}, 1), b = random_tensor(DType::F32, {256}, 2);
   const Tensor x = random_tensor(DType::F32, {32768, 256}, 3);  // 32 MiB per activation
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   Graph g;
   build_block(g, w, b, x.shape());
   Plan& plan = cache.get(g, no_dump());
@@ -63,7 +63,7 @@ TEST(PlanCache, ReleasedArenaPagesLeaveAndTheNextRunIsUnchanged) {
 TEST(PlanCache, OtherShapesOrWeightsCompileAgain) {
   const Tensor w = random_tensor(DType::F32, {16, 16}, 1), b = random_tensor(DType::F32, {16}, 2);
   const Tensor w2 = w.clone();
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   Graph g1, g2, g3;
   build_block(g1, w, b, {3, 16});
   build_block(g2, w, b, {4, 16});
@@ -78,7 +78,7 @@ TEST(PlanCache, OtherShapesOrWeightsCompileAgain) {
 // max_peak_bytes() is the largest activation peak among the cached plans: the bigger shape's here.
 TEST(PlanCache, MaxPeakBytesIsTheLargestPlansPeak) {
   const Tensor w = random_tensor(DType::F32, {16, 16}, 1), b = random_tensor(DType::F32, {16}, 2);
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   EXPECT_EQ(cache.max_peak_bytes(), 0u);
   Graph small, big;
   build_block(small, w, b, {3, 16});

@@ -52,7 +52,7 @@ Plan& compile_chain(PlanCache& cache, const MappedWeights& m) {
 TEST(WeightStreaming, SameResultsAndStreamedPagesLeaveTheProcess) {
   const MappedWeights m;
   const Tensor x = random_tensor(DType::BF16, {8, kWidth}, 9);
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   Plan& plan = compile_chain(cache, m);
   const size_t weight_bytes = kLayers * kWidth * kWidth * 2;
   EXPECT_EQ(plan.mapped_weight_bytes(), weight_bytes);
@@ -74,7 +74,7 @@ TEST(WeightStreaming, SameResultsAndStreamedPagesLeaveTheProcess) {
 TEST(WeightStreaming, TheFirstResidentBytesStay) {
   const MappedWeights m;
   const Tensor x = random_tensor(DType::BF16, {8, kWidth}, 9);
-  PlanCache cache;
+  PlanCache cache(cpu_backend());
   Plan& plan = compile_chain(cache, m);
   const size_t one = kWidth * kWidth * 2;
   plan.set_streaming(StreamingPolicy{2 * one, one});
@@ -91,7 +91,7 @@ TEST(WeightStreaming, AStreamingRunStartsWithOnlyItsResidentPages) {
   const MappedWeights m;
   const Tensor x = random_tensor(DType::BF16, {8, kWidth}, 9);
   const size_t one = kWidth * kWidth * 2;
-  PlanCache all_layers, last_two;
+  PlanCache all_layers(cpu_backend()), last_two(cpu_backend());
   compile_chain(all_layers, m).run({x});  // another plan (stage 1, say) leaves all four weights in memory
   EXPECT_GE(mapping_rss(m.weights[0].raw()), 4 * one);
   Graph g;  // a plan that reads w2 and w3 only, keeping w2 and streaming w3

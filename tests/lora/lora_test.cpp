@@ -26,7 +26,7 @@ struct Loaded {
     const Json cfg = Json::parse(s->metadata().at("config")).at("transformer");
     DitConfig c = DitConfig::from_metadata(cfg, DitModelType::AudioVideo);
     c.av_semantics = AvTimestepSemantics::OtherSigma;  // ltx-core 1.0.0, which made the case (as the dit runner)
-    return Dit::load(WeightLoader(s, kPrefix), c, DType::BF16);
+    return Dit::load(WeightLoader(s, kPrefix), c, DType::BF16, cpu_backend());
   }
 };
 

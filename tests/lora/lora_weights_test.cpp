@@ -24,7 +24,7 @@ const std::string kPrefix = "model.diffusion_model.";
 ltxm::Dit load_dit(const std::shared_ptr<WeightSource>& s) {
   const Json cfg = Json::parse(s->metadata().at("config")).at("transformer");
   return ltxm::Dit::load(WeightLoader(s, kPrefix), ltxm::DitConfig::from_metadata(cfg, ltxm::DitModelType::AudioVideo),
-                         DType::BF16);
+                         DType::BF16, cpu_backend());
 }
 
 // The golden's LoRA (stored under "lora.") written out as an official-naming file.
@@ -143,7 +143,7 @@ TEST(LoraWeights, CheckpointTargetsAreTheDitsLinears) {
 // restores the stored bytes and their scale.
 void check_quantized_fusion(const std::string& path, const std::string& module, DType stored_dtype) {
   const ltxm::DitCheckpoint c = ltxm::open_dit_checkpoint(path);
-  ltxm::Dit dit = ltxm::Dit::load(c.loader(), c.config, DType::BF16);
+  ltxm::Dit dit = ltxm::Dit::load(c.loader(), c.config, DType::BF16, cpu_backend());
   ltxm::DitLoraFuser fuser(dit, c.weights, DType::BF16, c.root);
   const Tensor stored = c.weights->get(c.root + module + ".weight");
   ASSERT_EQ(stored.dtype(), stored_dtype);

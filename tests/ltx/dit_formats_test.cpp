@@ -34,7 +34,7 @@ DitStreamInput stream(const SafetensorsFile& in, const std::string& s) {
 // Runs the checkpoint on a golden case's inputs with ltx-core 1.0.0's A<->V semantics (the goldens').
 DitOutput run(DitCheckpoint ckpt, const std::string& inputs_case) {
   ckpt.config.av_semantics = AvTimestepSemantics::OtherSigma;
-  Dit dit = Dit::load(ckpt.loader(), ckpt.config, DType::F32);
+  Dit dit = Dit::load(ckpt.loader(), ckpt.config, DType::F32, cpu_backend());
   const SafetensorsFile in = SafetensorsFile::open(kGolden + inputs_case + "/inputs.safetensors");
   return dit.run({stream(in, "video"), stream(in, "audio"), {}});
 }
@@ -58,7 +58,7 @@ double worst_excess(const Tensor& ours, const Tensor& ref) {
 
 std::string load_error(const DitCheckpoint& ckpt) {
   try {
-    Dit::load(ckpt.loader(), ckpt.config, DType::F32);
+    Dit::load(ckpt.loader(), ckpt.config, DType::F32, cpu_backend());
   } catch (const Error& e) {
     return e.what();
   }
@@ -158,7 +158,7 @@ TEST(DitFormats, DiffusersConfigChoicesWithoutAnOfficialCounterpartAreRefused) {
 
 TEST(DitFormats, Fp8CheckpointStaysOneBytePerWeightAndMatchesTheReference) {
   const DitCheckpoint c = open_dit_checkpoint(kData + "fp8_ltx23.safetensors");
-  Dit dit = Dit::load(c.loader(), c.config, DType::F32);
+  Dit dit = Dit::load(c.loader(), c.config, DType::F32, cpu_backend());
   // ltx-core's fp8 policy skips block 0 (and 43-47); block 1 is quantized.
   const nn::Linear& q = dit.weights().blocks[1].video->attn1.to_q;
   EXPECT_EQ(q.weight.dtype(), DType::F8_E4M3);
@@ -191,7 +191,7 @@ TEST(DitFormats, GgufDitKeepsQ8_0ResidentAndMatchesTheReference) {
   EXPECT_EQ(c.root, "");
   EXPECT_EQ(c.config.n_layers, 2);
   EXPECT_TRUE(c.config.gated_attention);
-  Dit dit = Dit::load(c.loader(), c.config, DType::F32);
+  Dit dit = Dit::load(c.loader(), c.config, DType::F32, cpu_backend());
   // ff.net.0.proj [128, 32]: Q8_0 blocks of 32 -> 34 bytes, resident as stored (no f32 copy).
   const nn::Linear& ff = dit.weights().blocks[0].video->ff.proj_in;
   EXPECT_EQ(ff.weight.dtype(), DType::Q8_0);

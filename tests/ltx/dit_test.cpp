@@ -23,7 +23,7 @@ Dit load(const std::string& c, DitModelType type, AvTimestepSemantics sem) {
   auto src = open_safetensors(kGolden + c + "/weights.safetensors");
   DitConfig cfg = DitConfig::from_metadata(checkpoint_transformer_config(*src), type);
   cfg.av_semantics = sem;
-  return Dit::load(WeightLoader(src, "model.diffusion_model."), cfg, DType::F32);
+  return Dit::load(WeightLoader(src, "model.diffusion_model."), cfg, DType::F32, cpu_backend());
 }
 
 double max_diff(const Tensor& a, const Tensor& b) {
@@ -58,7 +58,7 @@ TEST(LtxDit, BroadcastModulationRowsEqualPerTokenRows) {
   for (DType compute : {DType::F32, DType::BF16}) {
     auto src = open_safetensors(kGolden + "ltx23_av_stg/weights.safetensors");
     const DitConfig cfg = DitConfig::from_metadata(checkpoint_transformer_config(*src), DitModelType::AudioVideo);
-    Dit dit = Dit::load(WeightLoader(src, "model.diffusion_model."), cfg, compute);
+    Dit dit = Dit::load(WeightLoader(src, "model.diffusion_model."), cfg, compute, cpu_backend());
     const DitOutput rows = dit.run({stream(in, "video"), stream(in, "audio"), {}}, false);
     const DitOutput tokens = dit.run({stream(in, "video"), stream(in, "audio"), {}}, true);
     EXPECT_EQ(max_diff(rows.video_velocity, tokens.video_velocity), 0.0) << dtype_name(compute);

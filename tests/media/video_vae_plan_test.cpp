@@ -64,7 +64,8 @@ Diff diff(const Tensor& a, const Tensor& b) {
 
 Tensor decode_with(const VideoDecoder& dec, const Tensor& latent, int64_t b, int64_t c, int64_t th, int64_t tw,
                    int64_t overlap, const std::map<std::string, Tensor>& noise) {
-  return decode_video(dec, latent, price_strategy(dec, latent.shape(), b, c, th, tw, overlap), noise);
+  return decode_video(cpu_backend(), dec, latent,
+                      price_strategy(cpu_backend(), dec, latent.shape(), b, c, th, tw, overlap), noise);
 }
 
 // Whole vs temporal chunks. Chunks compute every kept frame from the same inputs through the same ops, so the
@@ -163,14 +164,14 @@ TEST(TiledDecode, MasksSumToOneOverEachOverlap) {
 TEST(DecodePlanner, ShrinkingBudgetGoesWholeSplitChunkedTiled) {
   const VideoDecoder dec = load_decoder("ltx2_3_decoder");
   const Shape shape{2, dec.config.latent_channels, 24, 6, 8};  // priced only, never run
-  const DecodeStrategy whole = plan_decode(dec, shape, size_t{1} << 40);
+  const DecodeStrategy whole = plan_decode(cpu_backend(), dec, shape, size_t{1} << 40);
   EXPECT_EQ(whole.kind, DecodeStrategy::Kind::Whole);
   std::vector<DecodeStrategy::Kind> seen;
   size_t budget = whole.peak_bytes();
   while (true) {
     DecodeStrategy s;
     try {
-      s = plan_decode(dec, shape, budget);
+      s = plan_decode(cpu_backend(), dec, shape, budget);
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("no decode strategy fits"), std::string::npos) << e.what();
       break;
@@ -193,17 +194,17 @@ TEST(DecodePlanner, ChosenPlanRunsWithinItsPeak) {
   const VideoDecoder dec = load_decoder("ltx2_3_decoder");
   const Shape shape{2, dec.config.latent_channels, 20, 1, 2};
   const Tensor latent = randn(shape, 3);
-  const DecodeStrategy whole = plan_decode(dec, shape, size_t{1} << 40);
-  const DecodeStrategy split = plan_decode(dec, shape, whole.peak_bytes() - 1);
+  const DecodeStrategy whole = plan_decode(cpu_backend(), dec, shape, size_t{1} << 40);
+  const DecodeStrategy split = plan_decode(cpu_backend(), dec, shape, whole.peak_bytes() - 1);
   ASSERT_EQ(split.kind, DecodeStrategy::Kind::SplitBatch);
-  const DecodeStrategy small = plan_decode(dec, shape, split.peak_bytes() - 1);
+  const DecodeStrategy small = plan_decode(cpu_backend(), dec, shape, split.peak_bytes() - 1);
   EXPECT_EQ(small.kind, DecodeStrategy::Kind::Chunked);
   EXPECT_LT(small.peak_bytes(), split.peak_bytes());
   EXPECT_LT(small.plan_peak_bytes, whole.plan_peak_bytes);
   Graph g;
   build_window_graph(g, dec, {small.batch_per_run, shape[1], small.window_frames, small.tile_h, small.tile_w});
-  EXPECT_EQ(compile(g)->peak_bytes(), small.plan_peak_bytes);
-  const Diff d = diff(decode_video(dec, latent, small), decode_video(dec, latent, whole));
+  EXPECT_EQ(compile(g, cpu_backend())->peak_bytes(), small.plan_peak_bytes);
+  const Diff d = diff(decode_video(cpu_backend(), dec, latent, small), decode_video(cpu_backend(), dec, latent, whole));
   EXPECT_LE(d.max_abs, kChunkBound);
 }
 
@@ -213,16 +214,16 @@ TEST(DecodePlanner, CountsWhatItsConvStepsAllocate) {
   // the largest step's scratch.
   const VideoDecoder dec = load_decoder("ltx2_3_decoder");
   const Shape shape{1, dec.config.latent_channels, 3, 8, 10};
-  const DecodeStrategy s = price_strategy(dec, shape, 1, 3, 8, 10, 0);
+  const DecodeStrategy s = price_strategy(cpu_backend(), dec, shape, 1, 3, 8, 10, 0);
   EXPECT_EQ(s.peak_bytes(), s.plan_peak_bytes + s.output_bytes + s.staging_bytes);
   Graph g;
   build_window_graph(g, dec, {1, shape[1], 3, 8, 10});
   CompileOptions options;
   options.allocate = false;
-  const size_t scratch = compile(g, options)->stats().scratch_bytes;
+  const size_t scratch = compile(g, cpu_backend(), options)->stats().scratch_bytes;
   ASSERT_GT(scratch, 0u) << "no conv step took scratch from the plan";
   cpu::opt::reset_conv_workspace_peak();
-  decode_video(dec, randn(shape, 5), s);
+  decode_video(cpu_backend(), dec, randn(shape, 5), s);
   EXPECT_GT(cpu::opt::conv_workspace_peak_bytes(), 0u) << "no conv ran on the slab path";
   EXPECT_LE(cpu::opt::conv_workspace_peak_bytes(), scratch + static_cast<size_t>(4096) * sizeof(float))
       << "beyond the plan's scratch, only the f32 bias copy (at most 4096 channels)";
@@ -241,25 +242,41 @@ void expect_error(Fn&& fn, const std::string& component, const std::string& word
 
 TEST(DecodeErrors, LatentNotMatchingTheConfig) {
   const VideoDecoder dec = load_decoder("ltx2_3_decoder");  // 2 latent channels
-  expect_error([&] { plan_decode(dec, {1, 3, 2, 2, 2}, size_t{1} << 30); }, "video_vae", "expects a latent");
-  expect_error([&] { plan_decode(dec, {1, 2, 2, 2}, size_t{1} << 30); }, "video_vae", "expects a latent");
-  expect_error([&] { plan_decode(dec, {1, 2, 0, 2, 2}, size_t{1} << 30); }, "video_vae", "expects a latent");
+  expect_error(
+      [&] {
+        plan_decode(cpu_backend(), dec, {1, 3, 2, 2, 2}, size_t{1} << 30);
+      },
+      "video_vae", "expects a latent");
+  expect_error(
+      [&] {
+        plan_decode(cpu_backend(), dec, {1, 2, 2, 2}, size_t{1} << 30);
+      },
+      "video_vae", "expects a latent");
+  expect_error(
+      [&] {
+        plan_decode(cpu_backend(), dec, {1, 2, 0, 2, 2}, size_t{1} << 30);
+      },
+      "video_vae", "expects a latent");
   const Tensor wrong = randn({1, 4, 2, 1, 2}, 1);
-  const DecodeStrategy s = price_strategy(dec, {1, 2, 2, 1, 2}, 1, 2, 1, 2, 0);
-  expect_error([&] { decode_video(dec, wrong, s); }, "video_vae", "expects a latent");
-  expect_error([&] { price_strategy(dec, {3, 2, 2, 1, 2}, 2, 2, 1, 2, 0); }, "video_vae", "do not divide");
-  expect_error([&] { plan_decode(dec, {1, 2, 2, 1, 2}, 1000); }, "video_vae", "no decode strategy fits");
+  const DecodeStrategy s = price_strategy(cpu_backend(), dec, {1, 2, 2, 1, 2}, 1, 2, 1, 2, 0);
+  expect_error([&] { decode_video(cpu_backend(), dec, wrong, s); }, "video_vae", "expects a latent");
+  expect_error(
+      [&] {
+        price_strategy(cpu_backend(), dec, {3, 2, 2, 1, 2}, 2, 2, 1, 2, 0);
+      },
+      "video_vae", "do not divide");
+  expect_error([&] { plan_decode(cpu_backend(), dec, {1, 2, 2, 1, 2}, 1000); }, "video_vae", "no decode strategy fits");
 }
 
 TEST(DecodeErrors, MissingOrMisShapedNoise) {
   const VideoDecoder dec = load_decoder("timestep_cond_decoder");
   const Shape shape{1, dec.config.latent_channels, 2, 1, 2};
   const Tensor latent = randn(shape, 1);
-  const DecodeStrategy s = price_strategy(dec, shape, 1, 2, 1, 2, 0);
-  expect_error([&] { decode_video(dec, latent, s); }, "video_vae", "noise");
+  const DecodeStrategy s = price_strategy(cpu_backend(), dec, shape, 1, 2, 1, 2, 0);
+  expect_error([&] { decode_video(cpu_backend(), dec, latent, s); }, "video_vae", "noise");
   auto noise = noise_for(dec, shape);
   noise["noise.latent"] = randn({1, 4, 2, 1, 3}, 2);
-  expect_error([&] { decode_video(dec, latent, s, noise); }, "video_vae", "noise 'noise.latent'");
+  expect_error([&] { decode_video(cpu_backend(), dec, latent, s, noise); }, "video_vae", "noise 'noise.latent'");
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ TEST(AdaLayerNormSingle, PerDistinctTimestepEqualsPerRow) {
   const auto f = a(full.input("sinusoid", DType::F32, {n, nn::kTimestepSinusoidDim}));
   full.output(f.modulation, "modulation");
   full.output(f.embedded_timestep, "embedded_timestep");
-  const auto full_plan = compile(full);
+  const auto full_plan = compile(full, cpu_backend());
   const auto want = full_plan->run({nn::timestep_sinusoid(t, nn::kTimestepSinusoidDim)});
 
   Graph few;
@@ -63,7 +63,7 @@ TEST(AdaLayerNormSingle, PerDistinctTimestepEqualsPerRow) {
   const auto o = a(sinusoid, few.input("ids", DType::I32, {n}));
   few.output(o.modulation, "modulation");
   few.output(o.embedded_timestep, "embedded_timestep");
-  const auto few_plan = compile(few);
+  const auto few_plan = compile(few, cpu_backend());
   const auto got = few_plan->run(
       {nn::timestep_sinusoid(d.values, nn::kTimestepSinusoidDim), Tensor::from_ints(DType::I32, {n}, d.ids)});
 

@@ -92,7 +92,7 @@ TEST_F(WeightLoaderTest, LinearMatchesTheMatmulReference) {
   const auto lin = nn::Linear::load(WeightLoader(src), "l", 3, 2, true, DType::F32);
   Graph g;
   g.output(lin(g.input("x", DType::F32, {2, 3})), "y");
-  auto plan = compile(g);
+  auto plan = compile(g, cpu_backend());
   const auto y = plan->run({Tensor::from_floats(DType::F32, {2, 3}, x)})[0].to_floats();
   // [1,0,-1]·W^T = [1-3, 4-6] = [-2, -2]; [2,1,0]·W^T = [4, 13]
   const std::vector<float> expect = {-2 + 0.5f, -2 - 1.0f, 4 + 0.5f, 13 - 1.0f};

@@ -27,7 +27,7 @@ Tensor repeat_rows(const Tensor& t, int64_t b) {
 Tensor row(const Tensor& t, int64_t i) { return t.slice(0, i, i + 1).contiguous(); }
 
 TEST(Batch, TwoItemsEqualTwoSingleRuns) {
-  AvModels models = load_av_models(open_safetensors(kCase + "weights.safetensors"), DType::F32,
+  AvModels models = load_av_models(open_safetensors(kCase + "weights.safetensors"), DType::F32, cpu_backend(),
                                    {.video_decoder = false, .audio_decoder = false});
   const SafetensorsFile in = SafetensorsFile::open(kCase + "inputs.safetensors");
   const TextContexts one{in.get("context.video.positive"), in.get("context.audio.positive"),

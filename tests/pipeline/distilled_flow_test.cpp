@@ -50,7 +50,7 @@ TEST(DistilledFlow, UpsamplerWeightPagesAreDroppedAfterItsPhase) {
 
 TEST(DistilledFlow, FixedSigmasNoGuidanceAndTheStage2Hook) {
   const auto source = open_safetensors(kCase + "weights.safetensors");
-  AvModels models = load_av_models(source, DType::F32, {.video_decoder = false, .audio_decoder = false});
+  AvModels models = load_av_models(source, DType::F32, cpu_backend(), {.video_decoder = false, .audio_decoder = false});
   const auto up = load_upsampler(source, DType::F32, "spatial_upsampler.", "upsampler_config");
   TextContexts text = load_text_contexts(kCase + "inputs.safetensors");
   text.video_negative = Tensor();  // the distilled flow makes no unconditional pass

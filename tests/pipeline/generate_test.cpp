@@ -215,7 +215,7 @@ TEST(Generate, TextContextsReadBothNamings) {
 
 TEST(Generate, RecordedNoiseReplaysToTheSameLatents) {
   stages::AvModels m = stages::load_av_models(open_safetensors(kCase + "weights.safetensors"), DType::F32,
-                                              {.video_decoder = false, .audio_decoder = false});
+                                              cpu_backend(), {.video_decoder = false, .audio_decoder = false});
   const SafetensorsFile in = SafetensorsFile::open(kCase + "inputs.safetensors");
   const stages::TextContexts text{in.get("context.video.positive"), in.get("context.audio.positive"),
                                   in.get("context.video.negative"), in.get("context.audio.negative")};

@@ -20,8 +20,8 @@ const std::string kText = std::string(LTX_SOURCE_DIR) + "/tests/golden/text/";
 constexpr int64_t kMaxLength = 128;  // a multiple of the connectors' 128 registers
 
 std::unique_ptr<PromptEncoder> tiny_encoder(const std::string& version) {
-  gemma3::Model gemma =
-      gemma3::Model::from_hf(kText + "gemma3_text/config.json", kText + "gemma3_text/weights.safetensors", DType::F32);
+  gemma3::Model gemma = gemma3::Model::from_hf(kText + "gemma3_text/config.json",
+                                               kText + "gemma3_text/weights.safetensors", DType::F32, cpu_backend());
   // The feature extractor and connector cases together hold the keys of one checkpoint, with the same `config`.
   const auto source =
       open_safetensors(std::vector<std::string>{kText + "feature_extractor_" + version + "/weights.safetensors",

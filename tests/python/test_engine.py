@@ -119,6 +119,9 @@ def test_engine_options_are_checked_before_loading():
         ltx.Engine(memory_budget=-1)
     with pytest.raises(ltx.InvalidRequest, match="precision"):
         ltx.Engine(precision="fast")
+    assert ltx.available_backends() == ["cpu"]
+    with pytest.raises(ltx.InvalidRequest, match=r"backend 'gpu' is not one of this build's \(valid: cpu\)"):
+        ltx.Engine(backend="gpu")
     with pytest.raises(ltx.InvalidRequest, match="threads"):
         ltx.Engine(checkpoint="/nonexistent.safetensors", threads=-2)
     with pytest.raises(TypeError, match="loras"):

@@ -566,7 +566,7 @@ TEST(GGUFStandIn, FullSizeLtx23Q4KLoadsThroughTheDitCheckpoint) {
   EXPECT_TRUE(got == want) << "names or shapes differ from the layout's transformer tensors";
   EXPECT_EQ(c.weights->dtype("transformer_blocks.0.attn1.to_q.weight"), DType::Q4_K);
   EXPECT_EQ(c.config.n_layers, 48);
-  EXPECT_NO_THROW(ltxm::Dit::load(c.loader(), c.config, DType::BF16));
+  EXPECT_NO_THROW(ltxm::Dit::load(c.loader(), c.config, DType::BF16, cpu_backend()));
 
   // Without the config entry, as community files come, the engine asks for --dit-config.
   const std::string bare = dir.file("bare.gguf");

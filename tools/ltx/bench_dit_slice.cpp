@@ -111,7 +111,7 @@ int bench_dit_slice(Args args) {
   const ltxm::DitConfig config = ltxm::DitConfig::from_metadata(cfg.at("transformer"), ltxm::DitModelType::AudioVideo);
   size_t weights_bytes = 0;
   for (const std::string& name : source->names()) weights_bytes += source->get(name).nbytes();
-  ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16);
+  ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16, cpu_backend());
   std::fprintf(stderr, "# after load: RssFile %ld kB, RssAnon %ld kB\n", proc_status_kb("RssFile"),
                proc_status_kb("RssAnon"));
   const size_t heap_load_bytes = heap_in_use();

@@ -123,7 +123,7 @@ int bench_int8_error(Args args) {
   }
   LTX_CHECK(!path.empty(), "bench", kUsage);
   const ltxm::DitCheckpoint checkpoint = ltxm::open_dit_checkpoint(path);
-  ltxm::Dit dit = ltxm::Dit::load(checkpoint.loader(), checkpoint.config, DType::BF16);
+  ltxm::Dit dit = ltxm::Dit::load(checkpoint.loader(), checkpoint.config, DType::BF16, cpu_backend());
   const ltxm::DitConfig& c = dit.config();
   ltxm::DitCall call;
   call.video = video_input(c, f, h, w, context);

@@ -192,7 +192,7 @@ struct Row {
 std::unique_ptr<Plan> compile_linear(const nn::Linear& linear, const Tensor& x) {
   Graph g;
   g.output(linear(g.input("x", x.dtype(), x.shape())), "y");
-  return compile(g);
+  return compile(g, cpu_backend());
 }
 
 // Median milliseconds per plan: one warm-up run each, then `repeat` rounds that run every plan once in turn, so

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/backend.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -83,16 +84,17 @@ int bench_vae_decode(Args args) {
                                                    video_vae::VideoVaeConfig::from_metadata(cfg), DType::BF16);
     const Tensor latent = in.get("latent").contiguous();
     const video_vae::DecodeStrategy s =
-        budget_text ? video_vae::plan_decode(dec, latent.shape(), budget = parse_size(*budget_text, "--memory-budget"))
-                    : video_vae::price_strategy(dec, latent.shape(), latent.dim(0), latent.dim(2), latent.dim(3),
-                                                latent.dim(4), 0);
+        budget_text ? video_vae::plan_decode(cpu_backend(), dec, latent.shape(),
+                                             budget = parse_size(*budget_text, "--memory-budget"))
+                    : video_vae::price_strategy(cpu_backend(), dec, latent.shape(), latent.dim(0), latent.dim(2),
+                                                latent.dim(3), latent.dim(4), 0);
     plan_peak = s.peak_bytes();
     strategy = s.describe();
     std::fprintf(stderr, "# strategy: %s\n", strategy.c_str());
     loaded_kb = status_kb("VmRSS");
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      const Tensor video = video_vae::decode_video(dec, latent, s);
+      const Tensor video = video_vae::decode_video(cpu_backend(), dec, latent, s);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fprintf(stderr, "# video call %d: %.3f s -> %s\n", r, times.back(), video.shape().str().c_str());
     }
@@ -102,7 +104,7 @@ int bench_vae_decode(Args args) {
     loaded_kb = status_kb("VmRSS");
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      const Tensor wave = voc.run(mel);
+      const Tensor wave = voc.run(cpu_backend(), mel);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fprintf(stderr, "# vocoder call %d: %.3f s -> %s\n", r, times.back(), wave.shape().str().c_str());
     }

@@ -32,7 +32,7 @@ int bench_vision(Args args) {
     else
       fail("bench", "unknown option " + a);
   }
-  gemma3::VisionTower tower = gemma3::VisionTower::load(path, compute);
+  gemma3::VisionTower tower = gemma3::VisionTower::load(path, compute, cpu_backend());
   const gemma3::VisionConfig& c = tower.config();
   io::RgbImage image{720, 1280, std::vector<uint8_t>(720 * 1280 * 3)};
   for (size_t i = 0; i < image.rgb.size(); ++i) image.rgb[i] = static_cast<uint8_t>((i * 7) % 251);

@@ -77,7 +77,7 @@ int encode(Args args) {
   const auto source = open_safetensors(checkpoint);
   const Json config = metadata_json(*source, "config");
   LTX_CHECK(config.contains("transformer"), "encode", checkpoint, ": `config` has no \"transformer\" section");
-  auto encoder = stages::PromptEncoder::load(text_encoder, source, config.at("transformer"), compute);
+  auto encoder = stages::PromptEncoder::load(text_encoder, source, config.at("transformer"), compute, cpu_backend());
 
   std::vector<std::pair<std::string, Tensor>> tensors;
   Json prompt_list = Json::array();

@@ -84,11 +84,11 @@ int enhance(Args args) {
                               : gemma3::VisionTower::folder_has_vision(text_encoder) ? text_encoder
                                                                                      : "";
     if (tower.empty()) throw Error("enhance", stages::no_vision_tower_message(text_encoder));
-    vision = gemma3::VisionTower::load(tower, compute);
+    vision = gemma3::VisionTower::load(tower, compute, cpu_backend());
   }
   gemma3::VisionTower* tower = vision ? &*vision : nullptr;
   const gemma3::Tokenizer tokenizer = gemma3::Tokenizer::load(text_encoder);
-  gemma3::Model model = gemma3::Model::load(text_encoder, compute, stages::prepared_cache_dir());
+  gemma3::Model model = gemma3::Model::load(text_encoder, compute, cpu_backend(), stages::prepared_cache_dir());
   stages::check_enhance_request(model, tokenizer, prompt, o, tower);
   const stages::EnhanceResult r = stages::enhance_prompt(model, tokenizer, prompt, o, {}, tower);
   std::printf("%s\n", r.prompt.c_str());

@@ -129,7 +129,7 @@ int selfcheck(Args args) {
   LTX_CHECK(args.empty(), "selfcheck", "takes no arguments");
   const CpuFeatures& cpu = cpu_features();
   std::printf("ltx selfcheck: %s backend, %d threads; AVX-512 %s, AVX-512 BF16 %s, AVX-512 VNNI %s, AMX-BF16 %s\n",
-              default_backend().name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",
+              cpu_backend().name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",
               cpu.avx512_vnni ? "yes" : "no", cpu.amx_bf16 ? "yes" : "no");
   const auto list = examples();
   std::vector<bool> seen(kOpKindCount, false);
@@ -149,10 +149,10 @@ int selfcheck(Args args) {
       ins.n_args = static_cast<int8_t>(ex.inputs.size());
       for (int i = 0; i < p.n_leaves; ++i) ins.args[i] = static_cast<int16_t>(i);
       p.instrs = {ins};
-      default_backend().run(p, ex.inputs, got, {});
+      cpu_backend().run(p, ex.inputs, got, {});
       path = "fused";
     } else {
-      default_backend().run(ex.kind, ex.attrs, ex.inputs, got, {});
+      cpu_backend().run(ex.kind, ex.attrs, ex.inputs, got, {});
     }
     // The optimized GEMM sums in another order (K = 65 terms); everything else agrees to f32 rounding.
     const double tol = ex.kind == OpKind::MatMul ? 1e-5 : 1e-6;

@@ -9,12 +9,12 @@
 
 namespace ltx {
 
-const Backend& default_backend() {
+const StepBackend& cpu_backend() {
   static const cpu::CpuBackend backend;
   return backend;
 }
 
-const Backend& reference_backend() {
+const StepBackend& reference_backend() {
   static const cpu::ReferenceBackend backend;
   return backend;
 }

@@ -7,7 +7,7 @@
 
 namespace ltx::cpu {
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public StepBackend {
  public:
   const char* name() const override { return "cpu"; }
   bool supports(OpKind op, std::span<const TensorMeta> in, const TensorMeta& out) const override;
@@ -24,7 +24,7 @@ class CpuBackend final : public Backend {
 };
 
 // reference_backend(): the plain reference kernels alone, unfused, no scratch, no views.
-class ReferenceBackend final : public Backend {
+class ReferenceBackend final : public StepBackend {
  public:
   const char* name() const override { return "cpu-reference"; }
   bool supports(OpKind op, std::span<const TensorMeta> in, const TensorMeta& out) const override;

@@ -161,35 +161,36 @@ std::vector<int64_t> ints_of(const Tensor& t, const char* what, const Shape& sha
 
 }  // namespace
 
-Model::Model(Config config, Weights weights, DType compute)
-    : config_(std::move(config)), weights_(std::move(weights)), compute_(compute) {}
+Model::Model(Config config, Weights weights, DType compute, const Backend& backend)
+    : config_(std::move(config)), weights_(std::move(weights)), compute_(compute), plans_(backend) {}
 
-Model Model::from_hf(const std::string& config_json, const std::string& weights_path, DType compute) {
+Model Model::from_hf(const std::string& config_json, const std::string& weights_path, DType compute,
+                     const Backend& backend) {
   Config c = Config::from_hf_file(config_json);
   const auto src = open_safetensors(weights_path);
   Weights w = Weights::load(c, src, detect_hf_root(*src), compute);
-  return Model(std::move(c), std::move(w), compute);
+  return Model(std::move(c), std::move(w), compute, backend);
 }
 
-Model Model::from_gguf(const std::string& path, DType compute, const std::string& cache_dir) {
+Model Model::from_gguf(const std::string& path, DType compute, const Backend& backend, const std::string& cache_dir) {
   Config c = Config::from_gguf(*GGUFFile::open_shared(path));
   Weights w = Weights::load(c, open_gguf_as_hf(path), "model.", compute);
   const DType to = compute == DType::BF16 ? DType::BF16 : DType::F32;
   // With int8 activations the matrices stay encoded: the integer path reads a third of the bytes a decoded bf16
   // copy holds, which is what bounds a decode step (one token against every matrix).
-  if (int8_activations()) return Model(std::move(c), std::move(w), compute);
+  if (int8_activations()) return Model(std::move(c), std::move(w), compute, backend);
   if (cache_dir.empty())
     dequantize_layer_matrices(w, to, kDequantizeBudgetBytes);
   else
     dequantize_layer_matrices_cached(w, to, kDequantizeBudgetBytes, path, decoded_cache_path(cache_dir, path, to));
-  return Model(std::move(c), std::move(w), compute);
+  return Model(std::move(c), std::move(w), compute, backend);
 }
 
-Model Model::load(const std::string& path, DType compute, const std::string& cache_dir) {
+Model Model::load(const std::string& path, DType compute, const Backend& backend, const std::string& cache_dir) {
   namespace fs = std::filesystem;
-  if (fs::path(path).extension() == ".gguf") return from_gguf(path, compute, cache_dir);
+  if (fs::path(path).extension() == ".gguf") return from_gguf(path, compute, backend, cache_dir);
   LTX_CHECK(fs::is_directory(path), "gemma3", path, ": expected a .gguf file or a Hugging Face folder");
-  return from_hf((fs::path(path) / "config.json").string(), path, compute);
+  return from_hf((fs::path(path) / "config.json").string(), path, compute, backend);
 }
 
 Output Model::forward(const Tensor& ids, const Tensor& positions, const Tensor& valid, bool intermediates) {

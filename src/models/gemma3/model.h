@@ -49,14 +49,16 @@ struct ImageEmbeddings {
 class Model {
  public:
   // compute: the dtype large matrices are held in (f32 validation, bf16 production); quantized GGUF matrices
-  // stay quantized. Activations, norms, softmax and accumulation are f32.
-  Model(Config config, Weights weights, DType compute);
+  // stay quantized. Activations, norms, softmax and accumulation are f32. Its forwards run on `backend`.
+  Model(Config config, Weights weights, DType compute, const Backend& backend);
 
   // A HF folder (config.json + *.safetensors) or a .gguf file. `cache_dir` (GGUF only; empty: none): a folder where
   // the layer matrices decoded at load are kept for the next process (decoded_cache.h).
-  static Model load(const std::string& path, DType compute, const std::string& cache_dir = "");
-  static Model from_hf(const std::string& config_json, const std::string& weights_path, DType compute);
-  static Model from_gguf(const std::string& path, DType compute, const std::string& cache_dir = "");
+  static Model load(const std::string& path, DType compute, const Backend& backend, const std::string& cache_dir = "");
+  static Model from_hf(const std::string& config_json, const std::string& weights_path, DType compute,
+                       const Backend& backend);
+  static Model from_gguf(const std::string& path, DType compute, const Backend& backend,
+                         const std::string& cache_dir = "");
 
   // ids, positions: i64 [B, T]; valid: [B, T] of 0/1 (any integer dtype): whether each token may be attended to.
   // Query i sees key j iff valid[j], pos[j] <= pos[i] and, on sliding layers, pos[i] − pos[j] < window.

@@ -135,15 +135,15 @@ VisionWeights VisionWeights::load(const VisionConfig& c, std::shared_ptr<const W
   return w;
 }
 
-VisionTower::VisionTower(VisionConfig config, VisionWeights weights)
-    : config_(std::move(config)), weights_(std::move(weights)) {}
+VisionTower::VisionTower(VisionConfig config, VisionWeights weights, const Backend& backend)
+    : config_(std::move(config)), weights_(std::move(weights)), plans_(backend) {}
 
 bool VisionTower::folder_has_vision(const std::string& folder) {
   const std::filesystem::path config = std::filesystem::path(folder) / "config.json";
   return std::filesystem::is_regular_file(config) && VisionConfig::from_hf_file(config.string()).has_value();
 }
 
-VisionTower VisionTower::load(const std::string& path, DType compute) {
+VisionTower VisionTower::load(const std::string& path, DType compute, const Backend& backend) {
   namespace fs = std::filesystem;
   if (fs::path(path).extension() == ".gguf") {
     const auto file = GGUFFile::open_shared(path);
@@ -158,7 +158,7 @@ VisionTower VisionTower::load(const std::string& path, DType compute) {
         open_gguf(path), [swap](std::string_view n) { return hf_to_mmproj(n, swap); },
         [swap](std::string_view n) { return mmproj_to_hf(n, swap); }, "llama.cpp mmproj");
     VisionWeights w = VisionWeights::load(c, source, kTower, kProjector, NormWeight::Plain, compute);
-    return VisionTower(std::move(c), std::move(w));
+    return VisionTower(std::move(c), std::move(w), backend);
   }
   const fs::path folder = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
   const std::optional<VisionConfig> c = VisionConfig::from_hf_file((folder / "config.json").string());
@@ -169,7 +169,7 @@ VisionTower VisionTower::load(const std::string& path, DType compute) {
   const std::string tower = hf_prefix(*source, kTower, "embeddings.patch_embedding.weight", path);
   const std::string projector = hf_prefix(*source, kProjector, "mm_input_projection_weight", path);
   VisionWeights w = VisionWeights::load(*c, source, tower, projector, NormWeight::OnePlus, compute);
-  return VisionTower(*c, std::move(w));
+  return VisionTower(*c, std::move(w), backend);
 }
 
 VisionOutput VisionTower::run(const Tensor& pixel_values) {

@@ -47,10 +47,10 @@ class VisionTower {
  public:
   // The weights' compute dtype (VisionWeights::load) sets the precision: f32 (validation) or bf16 (production:
   // matmuls read bf16 activations, as the reference's bf16 tower).
-  VisionTower(VisionConfig config, VisionWeights weights);
+  VisionTower(VisionConfig config, VisionWeights weights, const Backend& backend);
 
   // A HF folder or safetensors file with a vision tower (its config.json beside it), or an mmproj .gguf file.
-  static VisionTower load(const std::string& path, DType compute);
+  static VisionTower load(const std::string& path, DType compute, const Backend& backend);
   // Whether a HF folder's config.json describes a vision tower (a text-only Gemma 3 or a GGUF has none).
   static bool folder_has_vision(const std::string& folder);
 

@@ -85,8 +85,8 @@ struct DitOutput {
 class Dit {
  public:
   // `loader` is rooted at the DiT's prefix ("model.diffusion_model."); the connectors' keys under it are ignored.
-  // Calls loader.finish(): one error lists every missing, mis-shaped or unexpected key.
-  static Dit load(const WeightLoader& loader, const DitConfig& config, DType compute);
+  // Calls loader.finish(): one error lists every missing, mis-shaped or unexpected key. Its calls run on `backend`.
+  static Dit load(const WeightLoader& loader, const DitConfig& config, DType compute, const Backend& backend);
 
   DitOutput run(const DitCall& call, bool collect_intermediates = false);
 
@@ -99,6 +99,7 @@ class Dit {
     return weights_;
   }
   const PlanCache& plans() const { return plans_; }  // one plan per call shape seen
+  const Backend& backend() const { return plans_.backend(); }
   // The last call's plan: its arena holds the call's inputs too (latents, contexts, RoPE tables, timestep rows;
   // stats.input_bytes of stats.arena_bytes), so stats.arena_bytes is all the activation memory a call holds.
   const PlanStats& last_plan_stats() const { return last_plan_stats_; }
@@ -111,6 +112,8 @@ class Dit {
   const WeightStreamer* last_streamer() const { return last_streamer_; }
 
  private:
+  explicit Dit(const Backend& backend) : plans_(backend) {}
+
   DitConfig config_;
   DitWeights weights_;
   PlanCache plans_;

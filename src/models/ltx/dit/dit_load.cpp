@@ -54,8 +54,8 @@ DitBlockStream load_block_stream(const WeightLoader& b, const DitConfig& c, cons
 
 }  // namespace
 
-Dit Dit::load(const WeightLoader& loader, const DitConfig& c, DType compute) {
-  Dit d;
+Dit Dit::load(const WeightLoader& loader, const DitConfig& c, DType compute, const Backend& backend) {
+  Dit d(backend);
   d.config_ = c;
   // The connectors share the DiT's prefix in the single-file layout; they load separately.
   loader.ignore("video_embeddings_connector.");

@@ -67,7 +67,11 @@ Tensor as_f32(const Tensor& t) { return t.dtype() == DType::F32 ? t.contiguous()
 }  // namespace
 
 DitLoraFuser::DitLoraFuser(Dit& dit, std::shared_ptr<const WeightSource> source, DType compute, std::string prefix)
-    : dit_(dit), source_(std::move(source)), compute_(compute), prefix_(std::move(prefix)) {
+    : dit_(dit),
+      source_(std::move(source)),
+      compute_(compute),
+      prefix_(std::move(prefix)),
+      plans_(dit.plans().backend()) {
   // Pointers into the weight structs: their layout is fixed once loaded, only tensors are replaced.
   for (nn::Linear* l : dit_linears(dit_.weights_for_update())) {
     LTX_CHECK(l->name.rfind(prefix_, 0) == 0, "lora", "DiT layer ", l->name, " is not under ", prefix_);

@@ -221,8 +221,9 @@ void build_window_graph(Graph& g, const VideoDecoder& dec, const Shape& window) 
   g.output(dec.forward(x, noise), "video");
 }
 
-DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run, int64_t chunk_frames,
-                              int64_t tile_h, int64_t tile_w, int64_t tile_overlap) {
+DecodeStrategy price_strategy(const Backend& backend, const VideoDecoder& dec, const Shape& latent,
+                              int64_t batch_per_run, int64_t chunk_frames, int64_t tile_h, int64_t tile_w,
+                              int64_t tile_overlap) {
   const Shape out = decoded_shape(dec, latent);
   const int64_t batch = latent[0], n = latent[2], h = latent[3], w = latent[4];
   LTX_CHECK(batch_per_run >= 1 && batch % batch_per_run == 0, "video_vae", batch_per_run,
@@ -250,7 +251,7 @@ DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int6
   build_window_graph(g, dec, window);
   CompileOptions options;  // no LTX_DUMP here: dumped intermediates would change the peak
   options.allocate = false;
-  s.plan_peak_bytes = compile(g, options)->peak_bytes();
+  s.plan_peak_bytes = compile(g, backend, options)->peak_bytes();
   s.output_bytes = static_cast<size_t>(out.numel()) * sizeof(float);
   size_t staging = static_cast<size_t>(window.numel()) * sizeof(float);
   for (const auto& [name, shape] : dec.noise_inputs(window)) staging += static_cast<size_t>(shape.numel()) * 4;
@@ -260,7 +261,7 @@ DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int6
   return s;
 }
 
-DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t budget_bytes,
+DecodeStrategy plan_decode(const Backend& backend, const VideoDecoder& dec, const Shape& latent, size_t budget_bytes,
                            const DecodePlannerOptions& options) {
   decoded_shape(dec, latent);  // checks the latent
   const int64_t batch = latent[0], n = latent[2], h = latent[3], w = latent[4];
@@ -315,7 +316,7 @@ DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t 
   std::string smallest_desc;
   for (const auto* list : {&exact, &tiled}) {
     for (const Candidate& c : *list) {
-      const DecodeStrategy s = price_strategy(dec, latent, c.b, c.c, c.th, c.tw, options.tile_overlap);
+      const DecodeStrategy s = price_strategy(backend, dec, latent, c.b, c.c, c.th, c.tw, options.tile_overlap);
       if (s.peak_bytes() <= budget_bytes) return s;
       if (s.peak_bytes() < smallest) {
         smallest = s.peak_bytes();

@@ -11,6 +11,10 @@
 
 #include "models/ltx/video_vae/video_vae.h"
 
+namespace ltx {
+class Backend;  // backend/backend.h: what a graph runs on
+}  // namespace ltx
+
 namespace ltx::video_vae {
 
 // Latent frames [in_begin, in_end) are decoded together; of the window's output, the global frames
@@ -67,16 +71,17 @@ std::vector<SpatialTile> spatial_tiles(int64_t size, int64_t tile, int64_t overl
 void build_window_graph(Graph& g, const VideoDecoder& dec, const Shape& window);
 
 // A strategy with given parameters, priced by compiling its window graph without allocating the arena.
-DecodeStrategy price_strategy(const VideoDecoder& dec, const Shape& latent, int64_t batch_per_run, int64_t chunk_frames,
-                              int64_t tile_h, int64_t tile_w, int64_t tile_overlap);
+DecodeStrategy price_strategy(const Backend& backend, const VideoDecoder& dec, const Shape& latent,
+                              int64_t batch_per_run, int64_t chunk_frames, int64_t tile_h, int64_t tile_w,
+                              int64_t tile_overlap);
 // The cheapest strategy whose peak fits `budget_bytes`: exact ones first (whole, split batch, temporal chunks,
 // by work), then spatial tiles (by work). Throws naming the smallest peak when none fits.
-DecodeStrategy plan_decode(const VideoDecoder& dec, const Shape& latent, size_t budget_bytes,
+DecodeStrategy plan_decode(const Backend& backend, const VideoDecoder& dec, const Shape& latent, size_t budget_bytes,
                            const DecodePlannerOptions& options = {});
 
 // Decodes `latent` [B, C, F, H, W] with the strategy -> video [B, 3, F_out, H_out, W_out] (f32). `noise` holds
 // the tensors dec.noise_inputs(latent.shape()) names, for the whole latent (timestep-conditioned decoders).
-Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeStrategy& strategy,
-                    const std::map<std::string, Tensor>& noise = {});
+Tensor decode_video(const Backend& backend, const VideoDecoder& dec, const Tensor& latent,
+                    const DecodeStrategy& strategy, const std::map<std::string, Tensor>& noise = {});
 
 }  // namespace ltx::video_vae

@@ -51,7 +51,7 @@ std::vector<float> summed_weights(const std::vector<SpatialTile>& tiles, int64_t
 
 }  // namespace
 
-Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeStrategy& s,
+Tensor decode_video(const Backend& backend, const VideoDecoder& dec, const Tensor& latent, const DecodeStrategy& s,
                     const std::map<std::string, Tensor>& noise) {
   LTX_CHECK(latent.dtype() == DType::F32, "video_vae", "decode expects an f32 latent, got ", latent.describe());
   const Shape out_shape = decoded_shape(dec, latent.shape());
@@ -85,7 +85,7 @@ Tensor decode_video(const VideoDecoder& dec, const Tensor& latent, const DecodeS
   // memory, and a single run gains nothing, so those convert each conv's weights as it runs.
   CompileOptions options = CompileOptions::from_env();
   options.prepare_weights = s.kind == DecodeStrategy::Kind::SplitBatch;
-  const std::unique_ptr<Plan> plan = compile(g, options);
+  const std::unique_ptr<Plan> plan = compile(g, backend, options);
   const auto window_noise = dec.noise_inputs(window);
 
   Tensor out = Tensor::empty(DType::F32, out_shape);  // zero-filled: tiles accumulate into it

@@ -11,6 +11,10 @@
 #include "io/json.h"
 #include "models/ltx/video_vae/video_vae_layers.h"
 
+namespace ltx {
+class Backend;  // backend/backend.h: what a graph runs on
+}  // namespace ltx
+
 namespace ltx::vocoder {
 
 struct GeneratorConfig {
@@ -76,7 +80,7 @@ struct Vocoder {
   static Vocoder load(const WeightLoader& vocoder_root, const Json& checkpoint_config, DType compute = DType::F32);
   // mel [B, 2, T, M] -> waveform; runs its own plans (the BWE's STFT/log-mel stage runs on the host between them).
   // `intermediates` (optional) receives the golden-named intermediates.
-  Tensor run(const Tensor& mel, std::map<std::string, Tensor>* intermediates = nullptr) const;
+  Tensor run(const Backend& backend, const Tensor& mel, std::map<std::string, Tensor>* intermediates = nullptr) const;
   int64_t output_sampling_rate() const;
 };
 

@@ -10,7 +10,8 @@
 namespace ltx::vocoder {
 namespace {
 
-std::map<std::string, Tensor> run_graph(Graph& g, const std::vector<std::pair<std::string, Value>>& outs,
+std::map<std::string, Tensor> run_graph(const Backend& backend, Graph& g,
+                                        const std::vector<std::pair<std::string, Value>>& outs,
                                         const video_vae::Taps& taps, const std::vector<Tensor>& inputs) {
   std::vector<std::pair<std::string, Value>> all = outs;
   all.insert(all.end(), taps.begin(), taps.end());
@@ -19,7 +20,7 @@ std::map<std::string, Tensor> run_graph(Graph& g, const std::vector<std::pair<st
     if (first.emplace(v.id, name).second) g.output(v, name);
   CompileOptions options = CompileOptions::from_env();
   options.prepare_weights = false;  // one run per plan: converting the weights to keep them would only add a copy
-  auto plan = compile(g, options);
+  auto plan = compile(g, backend, options);
   const auto results = plan->run(std::span<const Tensor>(inputs));
   std::map<std::string, Tensor> by_first;
   for (size_t i = 0; i < plan->output_names().size(); ++i) by_first[plan->output_names()[i]] = results[i].clone();
@@ -112,13 +113,13 @@ int64_t Vocoder::output_sampling_rate() const {
   return hifigan ? hifigan->config.output_sampling_rate : bwe->config.output_sampling_rate;
 }
 
-Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermediates) const {
+Tensor Vocoder::run(const Backend& backend, const Tensor& mel, std::map<std::string, Tensor>* intermediates) const {
   video_vae::Taps taps;
   video_vae::Taps* tp = intermediates ? &taps : nullptr;
   if (hifigan) {
     Graph g;
     const Value w = hifigan->forward(g.input("mel", DType::F32, mel.shape()), tp);
-    auto out = run_graph(g, {{"waveform", w}}, taps, {mel});
+    auto out = run_graph(backend, g, {{"waveform", w}}, taps, {mel});
     if (intermediates) intermediates->insert(out.begin(), out.end());
     return out.at("waveform");
   }
@@ -128,7 +129,7 @@ Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermedia
   {
     Graph g;
     const Value w = v.vocoder.forward(g.input("mel", DType::F32, mel.shape()), tp);
-    auto out = run_graph(g, {{"vocoder.out", w}}, taps, {mel});
+    auto out = run_graph(backend, g, {{"vocoder.out", w}}, taps, {mel});
     x16 = out.at("vocoder.out");
     if (intermediates) intermediates->insert(out.begin(), out.end());
     taps.clear();  // they belong to this graph
@@ -177,7 +178,7 @@ Tensor Vocoder::run(const Tensor& mel, std::map<std::string, Tensor>* intermedia
   LTX_CHECK(skip.shape() == res.shape(), "vocoder", "BWE residual ", res.shape().str(), " != skip ",
             skip.shape().str());
   const Value wave = ops::slice(ops::clamp(ops::add(res, skip), -1.0f, 1.0f), 2, 0, out_len);
-  auto out = run_graph(g, {{"waveform", wave}}, taps, {mel_bwe, x_pad});
+  auto out = run_graph(backend, g, {{"waveform", wave}}, taps, {mel_bwe, x_pad});
   if (intermediates) intermediates->insert(out.begin(), out.end());
   return out.at("waveform");
 }
