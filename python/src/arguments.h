@@ -25,9 +25,9 @@ struct EngineArgs {
   std::optional<float> distilled_lora_stage1;  // its strength in stage 1 too (the HQ pipeline)
   bool lora_allow_partial = false;
   std::string precision;  // "production" or "validation"
-  std::string backend;    // EngineOptions::backend
   int threads = 0;
   nanobind::object memory_budget;  // None, bytes (int) or a size like "8G" (ltx::parse_size)
+  std::string backend;             // EngineOptions::backend
 };
 
 // Needs the GIL.

@@ -241,8 +241,8 @@ class PlanBuilder {
     step.kind = Step::Kind::Fused;
     step.program = std::move(prog);
     for (int leaf : leaf_nodes) step.in_slots.push_back(slot_of(leaf));
-    // Led by a MatMul whose weight (and everything after its first operand) is the plan's constants: a prepared
-    // slot for that weight, as an unfused MatMul step gets.
+    // Led by an op (a MatMul, a norm) whose operands after the first are the plan's constants: a prepared slot for
+    // them, as that op's unfused step gets.
     const FusedInstr& first = step.program.instrs.front();
     if (opt_.prepare_weights && leading_op_[static_cast<size_t>(id)] >= 0 && first.n_args >= 2) {
       step.constant_weights = true;

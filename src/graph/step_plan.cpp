@@ -64,6 +64,7 @@ std::span<const Tensor> StepPlan::run(std::span<const Tensor> inputs) {
       Tensor dst = input(i);
       if (inputs[i].raw() != dst.raw()) dst.copy_from(inputs[i]);
     }
+    forget_persistent_inputs();  // written here: no longer the values their versions named
     return execute();
   }
   for (const auto& [step, arg] : input_refs_) {

@@ -113,11 +113,6 @@ std::vector<std::string> model_file_problems(const ModelFiles& f) {
     if (!path.empty() && !fs::exists(path)) problems.push_back(std::string(what) + " " + path + " does not exist");
   };
   if (f.checkpoint.empty()) problems.push_back("a checkpoint (--checkpoint) is required");
-  if (const auto names = backend_names(); std::find(names.begin(), names.end(), f.backend) == names.end()) {
-    std::string valid;
-    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
-    problems.push_back("unknown backend '" + f.backend + "' (valid: " + valid + ")");
-  }
   need_file(f.checkpoint, "checkpoint");
   if (!f.checkpoint.empty() && (fs::is_directory(f.checkpoint) || is_gguf(f.checkpoint)))
     problems.push_back("--checkpoint " + f.checkpoint +

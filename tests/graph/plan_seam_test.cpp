@@ -101,7 +101,10 @@ TEST(PlanSeam, APersistentInputKeepsItsValueAcrossRuns) {
     EXPECT_EQ(max_abs_diff(plan->run()[0], expect), 0.0f) << "run with x seed " << seed;
   }
   EXPECT_FALSE(plan->reuse_input(1, 43));  // another version: the caller writes it again
-  plan->release_arena_pages();             // the arena's pages go: no input holds a value any more
+  EXPECT_TRUE(plan->reuse_input(1, 43));
+  plan->release_arena_pages();  // the arena's pages go: no input holds a value any more
+  EXPECT_FALSE(plan->reuse_input(1, 43));
+  plan->run({context, context});  // run(inputs) writes every input: no version holds after it
   EXPECT_FALSE(plan->reuse_input(1, 43));
 }
 
