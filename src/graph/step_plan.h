@@ -41,8 +41,8 @@ struct Step {
   std::vector<Tensor> in_tensors;  // prebuilt views; slots bound to inputs are refreshed each run
   bool dump = false;               // its output matches LTX_DUMP
   // Set at compile when the step's weights are the plan's Constant slots (an op: every input after the first; a
-  // fused step led by a MatMul or Conv: that op's weight): the kernel may keep weights it derived from them here
-  // (PreparedWeights, backend/backend.h), for the plan's life.
+  // fused step led by a MatMul or a norm: that op's operands after the first): the kernel may keep weights it
+  // derived from them here (PreparedWeights, backend/backend.h), for the plan's life.
   bool constant_weights = false;
   PreparedSlot prepared;
   // The kernel's scratch for this step (StepBackend::scratch_bytes), an arena buffer live for this step only that
