@@ -12,18 +12,21 @@
 namespace ltx {
 namespace {
 
+// "MatMul" or "fused[Mul Add]": what a step runs.
+std::string step_ops(const Step& step) {
+  if (step.kind != Step::Kind::Fused) return std::string(op_name(step.op));
+  std::string text = "fused[";
+  for (size_t i = 0; i < step.program.instrs.size(); ++i) {
+    if (i > 0) text += ' ';
+    text += op_name(step.program.instrs[i].kind);
+  }
+  return text + "]";
+}
+
 // "MatMul f32,bf16->f32" or "fused[Mul Add] f32->bf16": what LTX_PROFILE accumulates time under.
 std::string profile_label(const Step& step, const Tensor& out) {
   std::ostringstream text;
-  if (step.kind == Step::Kind::Fused) {
-    text << "fused[";
-    for (size_t i = 0; i < step.program.instrs.size(); ++i)
-      text << (i ? " " : "") << op_name(step.program.instrs[i].kind);
-    text << "]";
-  } else {
-    text << op_name(step.op);
-  }
-  text << " ";
+  text << step_ops(step) << " ";
   for (size_t i = 0; i < step.in_tensors.size(); ++i)
     text << (i ? "," : "") << (step.in_tensors[i].defined() ? dtype_name(step.in_tensors[i].dtype()) : "-");
   text << "->" << dtype_name(out.dtype());
@@ -157,15 +160,7 @@ std::string StepPlan::describe() const {
       << stats_.naive_bytes << ")\n";
   for (const Step& step : steps_) {
     const Slot& o = slots_[static_cast<size_t>(step.out_slot)];
-    if (step.kind == Step::Kind::Fused) {
-      out << "  fused[";
-      for (size_t i = 0; i < step.program.instrs.size(); ++i)
-        out << (i ? " " : "") << op_name(step.program.instrs[i].kind);
-      out << "]";
-    } else {
-      out << "  " << op_name(step.op);
-    }
-    out << " -> " << o.tensor.describe() << " @" << o.offset;
+    out << "  " << step_ops(step) << " -> " << o.tensor.describe() << " @" << o.offset;
     if (!o.name.empty()) out << " '" << o.name << "'";
     out << "\n";
   }
