@@ -67,7 +67,6 @@ class Plan {
 
   const std::vector<std::string>& output_names() const { return output_names_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
-  const std::vector<TensorMeta>& input_metas() const { return input_metas_; }
   // The plan's activation peak (weights are not counted; inputs are when it holds them).
   size_t peak_bytes() const { return stats_.arena_bytes; }
   const PlanStats& stats() const { return stats_; }

@@ -101,6 +101,7 @@ std::span<const Tensor> StepPlan::run() {
 }
 
 std::span<const Tensor> StepPlan::execute() {
+  const StepBackend& kernels = *backend_->steps();  // a StepPlan is built for a step backend only
   const bool profiling = profile::enabled();
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
@@ -111,9 +112,9 @@ std::span<const Tensor> StepPlan::execute() {
         {step.scratch_bytes > 0 ? arena_->data() + step.scratch_offset : nullptr, step.scratch_bytes},
         step.constant_weights ? &step.prepared : nullptr};
     if (step.kind == Step::Kind::Fused)
-      steps_backend_->run(step.program, step.in_tensors, out, context);
+      kernels.run(step.program, step.in_tensors, out, context);
     else
-      steps_backend_->run(step.op, step.attrs, step.in_tensors, out, context);
+      kernels.run(step.op, step.attrs, step.in_tensors, out, context);
     if (streamer_) streamer_->after_step(s);
     if (profiling)
       profile::add(profile_label(step, out), std::chrono::steady_clock::now() - start, profile_flops(step, out));

@@ -53,7 +53,7 @@ struct Step {
 
 class StepPlan final : public Plan {
  public:
-  explicit StepPlan(const StepBackend& backend) : Plan(backend), steps_backend_(&backend) {}
+  explicit StepPlan(const StepBackend& backend) : Plan(backend) {}
 
   std::span<const Tensor> run(std::span<const Tensor> inputs) override;
   using Plan::run;
@@ -72,7 +72,6 @@ class StepPlan final : public Plan {
   void write_dump() const;
   std::span<const Tensor> execute();
 
-  const StepBackend* steps_backend_;
   std::shared_ptr<Storage> arena_;
   std::vector<Slot> slots_;
   std::vector<Step> steps_;
