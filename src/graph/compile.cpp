@@ -262,7 +262,7 @@ class PlanBuilder {
       plan_->input_metas_.push_back(nd.meta);
       plan_->input_names_.push_back(nd.name);
     }
-    mark_persistent_inputs();
+    plan_->mark_persistent_inputs(opt_.persistent_inputs, opt_.inputs_in_arena);
     for (int id = 0; id < n_; ++id) {
       if (!live_[static_cast<size_t>(id)] || absorbed_[static_cast<size_t>(id)]) continue;
       const Node& nd = node(id);
@@ -363,20 +363,6 @@ class PlanBuilder {
     for (size_t i = 0; i < ids.size(); ++i)
       if (ids[i] == id) plan_->input_slots_[i] = slot;
     plan_->stats_.input_bytes += plan_->slots_[static_cast<size_t>(slot)].bytes;
-  }
-
-  // CompileOptions::persistent_inputs: each name must be one of the graph's inputs, held in the arena.
-  void mark_persistent_inputs() {
-    const auto& names = plan_->input_names_;
-    plan_->persistent_.assign(names.size(), false);
-    plan_->held_.assign(names.size(), std::nullopt);
-    for (const std::string& name : opt_.persistent_inputs) {
-      LTX_CHECK(opt_.inputs_in_arena, "graph", "persistent input '", name,
-                "': only a plan that holds its inputs (inputs_in_arena) keeps them across runs");
-      const auto it = std::find(names.begin(), names.end(), name);
-      LTX_CHECK(it != names.end(), "graph", "persistent input '", name, "' is not an input of the graph");
-      plan_->persistent_[static_cast<size_t>(it - names.begin())] = true;
-    }
   }
 
   // The held inputs' buffers (first = 0: they are written before the first step, so no step's output shares

@@ -1,5 +1,7 @@
 #include "graph/plan.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace ltx {
@@ -26,6 +28,18 @@ bool Plan::reuse_input(size_t i, uint64_t version) {
 
 void Plan::forget_persistent_inputs() const {
   for (auto& version : held_) version.reset();
+}
+
+void Plan::mark_persistent_inputs(std::span<const std::string> names, bool holds_inputs) {
+  persistent_.assign(input_names_.size(), false);
+  held_.assign(input_names_.size(), std::nullopt);
+  for (const std::string& name : names) {
+    LTX_CHECK(holds_inputs, "graph", "persistent input '", name,
+              "': only a plan that holds its inputs (inputs_in_arena) keeps them across runs");
+    const auto it = std::find(input_names_.begin(), input_names_.end(), name);
+    LTX_CHECK(it != input_names_.end(), "graph", "persistent input '", name, "' is not an input of the graph");
+    persistent_[static_cast<size_t>(it - input_names_.begin())] = true;
+  }
 }
 
 void Plan::take_input(size_t i, Plan& producer, size_t output) {

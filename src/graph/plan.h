@@ -89,6 +89,9 @@ class Plan {
   void check_inputs(std::span<const Tensor> inputs) const;
   // After release_arena_pages: no persistent input holds a value any more.
   void forget_persistent_inputs() const;
+  // Marks the named inputs (CompileOptions::persistent_inputs) persistent, after input_names_ is filled; throws for
+  // a name that is no input, or when the plan does not hold its inputs (`holds_inputs`).
+  void mark_persistent_inputs(std::span<const std::string> names, bool holds_inputs);
 
   const Backend* backend_;
   std::vector<TensorMeta> input_metas_;

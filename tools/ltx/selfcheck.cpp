@@ -1,5 +1,6 @@
-// `ltx selfcheck`: on this CPU, every op through the kernel the engine would pick (the default backend's step, a
-// fused program for elementwise ops) against the reference backend's plain kernel, on small odd-sized inputs.
+// `ltx selfcheck [--backend NAME]`: every op through what the engine would run against the reference backend's plain
+// kernel, on small odd-sized inputs. On the CPU backend that is the kernel it would pick (its step, a fused program
+// for elementwise ops); on a whole-graph backend (xla), a one-op graph compiled and run by it.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -10,6 +11,7 @@
 #include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "graph/compile.h"
 
 namespace ltx::cli {
 namespace {
@@ -123,13 +125,32 @@ double max_rel_diff(const Tensor& a, const Tensor& b) {
   return worst / std::max(scale, 1e-30);
 }
 
+// The example as a one-op graph of its inputs, compiled for a whole-graph backend and run.
+void run_as_graph(const Backend& backend, const Example& ex, const Tensor& out) {
+  Graph g;
+  std::vector<Value> in;
+  for (size_t i = 0; i < ex.inputs.size(); ++i)
+    in.push_back(g.input("in" + std::to_string(i), ex.inputs[i].dtype(), ex.inputs[i].shape()));
+  g.output(g.op(ex.kind, ex.attrs, in), "out");
+  CompileOptions options;
+  options.fuse = false;
+  const auto plan = compile(g, backend, options);
+  Tensor view = out;
+  view.copy_from(plan->run(ex.inputs)[0]);
+}
+
 }  // namespace
 
 int selfcheck(Args args) {
-  LTX_CHECK(args.empty(), "selfcheck", "takes no arguments");
+  std::string backend_name = "cpu";
+  if (args.size() == 2 && std::string(args[0]) == "--backend")
+    backend_name = args[1];
+  else
+    LTX_CHECK(args.empty(), "selfcheck", "takes only --backend NAME");
+  const Backend& backend = backend_named(backend_name);
   const CpuFeatures& cpu = cpu_features();
   std::printf("ltx selfcheck: %s backend, %d threads; AVX-512 %s, AVX-512 BF16 %s, AVX-512 VNNI %s, AMX-BF16 %s\n",
-              cpu_backend().name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",
+              backend.name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",
               cpu.avx512_vnni ? "yes" : "no", cpu.amx_bf16 ? "yes" : "no");
   const auto list = examples();
   std::vector<bool> seen(kOpKindCount, false);
@@ -139,7 +160,10 @@ int selfcheck(Args args) {
     Tensor expect = output_for(ex), got = output_for(ex);
     reference_backend().run(ex.kind, ex.attrs, ex.inputs, expect, {});
     const char* path = "dispatch";
-    if (op_is_elementwise(ex.kind)) {
+    if (backend.steps() == nullptr) {
+      run_as_graph(backend, ex, got);
+      path = "graph";
+    } else if (op_is_elementwise(ex.kind)) {
       FusedProgram p;
       p.n_leaves = static_cast<int>(ex.inputs.size());
       if (ex.kind == OpKind::Snake || ex.kind == OpKind::SnakeBeta) p.channel_leaves = ex.kind == OpKind::Snake ? 2 : 6;
@@ -149,12 +173,13 @@ int selfcheck(Args args) {
       ins.n_args = static_cast<int8_t>(ex.inputs.size());
       for (int i = 0; i < p.n_leaves; ++i) ins.args[i] = static_cast<int16_t>(i);
       p.instrs = {ins};
-      cpu_backend().run(p, ex.inputs, got, {});
+      backend.steps()->run(p, ex.inputs, got, {});
       path = "fused";
     } else {
-      cpu_backend().run(ex.kind, ex.attrs, ex.inputs, got, {});
+      backend.steps()->run(ex.kind, ex.attrs, ex.inputs, got, {});
     }
-    // The optimized GEMM sums in another order (K = 65 terms); everything else agrees to f32 rounding.
+    // The optimized GEMM sums in another order (K = 65 terms); everything else agrees to f32 rounding (XLA's
+    // vectorized exp, tanh, erf and tree reductions included).
     const double tol = ex.kind == OpKind::MatMul ? 1e-5 : 1e-6;
     const double err = max_rel_diff(got, expect);
     const bool ok = err <= tol;

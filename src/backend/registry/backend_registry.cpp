@@ -1,13 +1,26 @@
-// The backends an engine can choose by name (backend/backend.h): one line per backend built in.
+// The backends an engine can choose by name (backend/backend.h): one line per backend built in. The XLA backend is
+// built when scripts/setup found the PJRT header (LTX_HAVE_XLA); choosing it loads its plugin.
 #include "backend/backend.h"
 #include "core/error.h"
+#ifdef LTX_HAVE_XLA
+#include "backend/xla/xla_backend.h"
+#endif
 
 namespace ltx {
 
-std::vector<std::string> backend_names() { return {"cpu"}; }
+std::vector<std::string> backend_names() {
+#ifdef LTX_HAVE_XLA
+  return {"cpu", "xla"};
+#else
+  return {"cpu"};
+#endif
+}
 
 const Backend& backend_named(std::string_view name) {
   if (name == "cpu") return cpu_backend();
+#ifdef LTX_HAVE_XLA
+  if (name == "xla") return xla::xla_backend();
+#endif
   std::string valid;
   for (const std::string& n : backend_names()) valid += (valid.empty() ? "" : ", ") + n;
   fail("options", "unknown backend '" + std::string(name) + "' (valid: " + valid + ")");

@@ -1,0 +1,48 @@
+// The per-op dispatch onto the family lowerings.
+#include "backend/xla/lower_ops.h"
+
+namespace ltx::xla {
+
+HloValue OpLowering::f32_broadcast(size_t i) const { return b.broadcast_to(f32(i), out_dims()); }
+
+HloValue lower_op(HloBuilder& b, OpKind kind, const OpAttrs& attrs, std::span<const HloValue> in,
+                  const TensorMeta& out) {
+  const OpLowering op{b, kind, attrs, in, out};
+  switch (kind) {
+    case OpKind::MatMul:
+      return lower_matmul(op);
+    case OpKind::Softmax:
+    case OpKind::RmsNorm:
+    case OpKind::LayerNorm:
+    case OpKind::GroupNorm:
+    case OpKind::PixelNorm:
+      return lower_norm(op);
+    case OpKind::Attention:
+    case OpKind::Rope:
+      return lower_attention(op);
+    case OpKind::Conv:
+    case OpKind::ConvTranspose1d:
+    case OpKind::AntiAliasSnakeBeta:
+      return lower_conv(op);
+    case OpKind::DepthToSpace:
+    case OpKind::SpaceToDepth:
+    case OpKind::UpsampleNearest:
+      return lower_resample(op);
+    case OpKind::Gather:
+    case OpKind::Concat:
+    case OpKind::Slice:
+    case OpKind::Permute:
+    case OpKind::Reshape:
+    case OpKind::Pad:
+      return lower_layout(op);
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+      return lower_reduce(op);
+    default:
+      return lower_elementwise(op);  // Add .. SnakeBeta, Cast
+  }
+}
+
+}  // namespace ltx::xla

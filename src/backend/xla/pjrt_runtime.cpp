@@ -1,0 +1,320 @@
+#include "backend/xla/pjrt_runtime.h"
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+#include "xla/pjrt/c/pjrt_c_api.h"
+
+namespace ltx::xla {
+
+namespace {
+
+// Each call's arguments, zeroed, with the struct size this header defines (the plugin reads only what it knows).
+template <typename Args>
+Args args_of(size_t struct_size) {
+  Args a{};
+  a.struct_size = struct_size;
+  return a;
+}
+#define PJRT_ARGS(name) args_of<name##_Args>(name##_Args_STRUCT_SIZE)
+
+// Whether the plugin's function table reaches `slot` (older plugins have shorter tables).
+bool has_slot(const PJRT_Api* api, size_t offset) { return api->struct_size >= offset + sizeof(void*); }
+#define PJRT_HAS(api, fn) (has_slot(api, offsetof(PJRT_Api, fn)) && (api)->fn != nullptr)
+
+PJRT_Buffer_Type buffer_type(DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return PJRT_Buffer_Type_F32;
+    case DType::BF16:
+      return PJRT_Buffer_Type_BF16;
+    case DType::F16:
+      return PJRT_Buffer_Type_F16;
+    case DType::I32:
+      return PJRT_Buffer_Type_S32;
+    case DType::I64:
+      return PJRT_Buffer_Type_S64;
+    case DType::U8:
+      return PJRT_Buffer_Type_U8;
+    case DType::F8_E4M3:
+      return PJRT_Buffer_Type_F8E4M3FN;
+    case DType::F8_E5M2:
+      return PJRT_Buffer_Type_F8E5M2;
+    default:
+      fail("xla", "no PJRT buffer type holds " + std::string(dtype_name(dtype)));
+  }
+}
+
+// Compile options (xla CompileOptionsProto, hand-encoded): executable_build_options (field 3) with num_replicas
+// (field 4) = 1 and num_partitions (field 5) = 1. Plugins abort on empty options.
+const std::string kCompileOptions("\x1a\x04\x20\x01\x28\x01", 6);
+
+}  // namespace
+
+std::string default_plugin_path() {
+  if (const char* env = std::getenv("LTX_XLA_PLUGIN"); env != nullptr && *env != '\0') return env;
+#ifdef LTX_XLA_DEFAULT_PLUGIN
+  if (std::filesystem::exists(LTX_XLA_DEFAULT_PLUGIN)) return LTX_XLA_DEFAULT_PLUGIN;
+#endif
+  return "";
+}
+
+const PjrtRuntime& PjrtRuntime::open(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<PjrtRuntime>>* runtimes =
+      new std::map<std::string, std::unique_ptr<PjrtRuntime>>();  // never destroyed: plugins stay loaded
+  std::lock_guard lock(mutex);
+  auto it = runtimes->find(path);
+  if (it == runtimes->end()) it = runtimes->emplace(path, std::unique_ptr<PjrtRuntime>(new PjrtRuntime(path))).first;
+  return *it->second;
+}
+
+PjrtRuntime::PjrtRuntime(std::string path) : path_(std::move(path)) {
+  const std::string who = "XLA plugin '" + path_ + "'";
+  if (path_.empty())
+    fail("xla",
+         "no XLA plugin: name one with --xla-plugin PATH or LTX_XLA_PLUGIN (scripts/setup installs XLA's CPU "
+         "plugin in build/deps/pjrt/lib)");
+  library_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library_ == nullptr) fail("xla", who + " could not be loaded: " + std::string(dlerror()));
+  using GetApi = const PJRT_Api* (*)();
+  auto get_api = reinterpret_cast<GetApi>(dlsym(library_, "GetPjrtApi"));
+  if (get_api == nullptr) fail("xla", who + " is not a PJRT plugin (it has no GetPjrtApi)");
+  api_ = get_api();
+  if (api_ == nullptr) fail("xla", who + " returned no API from GetPjrtApi");
+  if (api_->pjrt_api_version.major_version != PJRT_API_MAJOR)
+    fail("xla", who + " speaks PJRT API " + api_version() + "; this build speaks " + std::to_string(PJRT_API_MAJOR) +
+                    "." + std::to_string(PJRT_API_MINOR) + " (the major versions must match)");
+  if (!PJRT_HAS(api_, PJRT_Client_Create) || !PJRT_HAS(api_, PJRT_LoadedExecutable_Execute) ||
+      !PJRT_HAS(api_, PJRT_Buffer_ToHostBuffer))
+    fail("xla", who + " (PJRT API " + api_version() + ") lacks the functions this build calls");
+
+  if (PJRT_HAS(api_, PJRT_Plugin_Initialize)) {
+    auto init = PJRT_ARGS(PJRT_Plugin_Initialize);
+    check(api_->PJRT_Plugin_Initialize(&init), "initializing the plugin");
+  }
+  auto create = PJRT_ARGS(PJRT_Client_Create);
+  check(api_->PJRT_Client_Create(&create), "creating a client");
+  client_ = create.client;
+
+  auto devices = PJRT_ARGS(PJRT_Client_AddressableDevices);
+  devices.client = client_;
+  check(api_->PJRT_Client_AddressableDevices(&devices), "listing devices");
+  if (devices.num_addressable_devices == 0) fail("xla", who + " has no device this process can use");
+  device_ = devices.addressable_devices[0];
+
+  auto name = PJRT_ARGS(PJRT_Client_PlatformName);
+  name.client = client_;
+  check(api_->PJRT_Client_PlatformName(&name), "reading the platform name");
+  platform_.assign(name.platform_name, name.platform_name_size);
+  auto version = PJRT_ARGS(PJRT_Client_PlatformVersion);
+  version.client = client_;
+  check(api_->PJRT_Client_PlatformVersion(&version), "reading the platform version");
+  platform_version_.assign(version.platform_version, version.platform_version_size);
+  auto description = PJRT_ARGS(PJRT_Device_GetDescription);
+  description.device = device_;
+  check(api_->PJRT_Device_GetDescription(&description), "describing the device");
+  auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
+  kind.device_description = description.device_description;
+  check(api_->PJRT_DeviceDescription_Kind(&kind), "reading the device kind");
+  device_kind_.assign(kind.device_kind, kind.device_kind_size);
+}
+
+PjrtRuntime::~PjrtRuntime() {
+  if (client_ != nullptr) {
+    auto destroy = PJRT_ARGS(PJRT_Client_Destroy);
+    destroy.client = client_;
+    if (PJRT_Error* e = api_->PJRT_Client_Destroy(&destroy)) {
+      auto d = PJRT_ARGS(PJRT_Error_Destroy);
+      d.error = e;
+      api_->PJRT_Error_Destroy(&d);
+    }
+  }
+}
+
+std::string PjrtRuntime::api_version() const {
+  return std::to_string(api_->pjrt_api_version.major_version) + "." +
+         std::to_string(api_->pjrt_api_version.minor_version);
+}
+
+void PjrtRuntime::check(void* error_ptr, const std::string& what) const {
+  auto* error = static_cast<PJRT_Error*>(error_ptr);
+  if (error == nullptr) return;
+  auto message = PJRT_ARGS(PJRT_Error_Message);
+  message.error = error;
+  api_->PJRT_Error_Message(&message);
+  std::string text(message.message, message.message_size);
+  auto destroy = PJRT_ARGS(PJRT_Error_Destroy);
+  destroy.error = error;
+  api_->PJRT_Error_Destroy(&destroy);
+  fail("xla", "XLA plugin '" + path_ + "' (PJRT API " + api_version() + "), " + what + ": " + text);
+}
+
+void PjrtRuntime::await_event(void* event_ptr, const std::string& what) const {
+  auto* event = static_cast<PJRT_Event*>(event_ptr);
+  if (event == nullptr) return;
+  auto wait = PJRT_ARGS(PJRT_Event_Await);
+  wait.event = event;
+  PJRT_Error* error = api_->PJRT_Event_Await(&wait);
+  auto destroy = PJRT_ARGS(PJRT_Event_Destroy);
+  destroy.event = event;
+  api_->PJRT_Event_Destroy(&destroy);
+  check(error, what);
+}
+
+std::unique_ptr<Executable> PjrtRuntime::compile(const std::string& mlir, const std::string& what) const {
+  auto program = args_of<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
+  std::string code = mlir;
+  program.code = code.data();
+  program.code_size = code.size();
+  static const char kFormat[] = "mlir";
+  program.format = kFormat;
+  program.format_size = sizeof kFormat - 1;
+  auto compile = PJRT_ARGS(PJRT_Client_Compile);
+  compile.client = client_;
+  compile.program = &program;
+  compile.compile_options = kCompileOptions.data();
+  compile.compile_options_size = kCompileOptions.size();
+  check(api_->PJRT_Client_Compile(&compile), "compiling " + what);
+
+  auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
+  get.loaded_executable = compile.executable;
+  check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading the executable of " + what);
+  auto outputs = PJRT_ARGS(PJRT_Executable_NumOutputs);
+  outputs.executable = get.executable;
+  check(api_->PJRT_Executable_NumOutputs(&outputs), "counting the outputs of " + what);
+  auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
+  destroy.executable = get.executable;
+  check(api_->PJRT_Executable_Destroy(&destroy), "releasing the executable of " + what);
+  return std::make_unique<Executable>(*this, compile.executable, outputs.num_outputs);
+}
+
+std::string PjrtRuntime::serialize(const Executable& executable) const {
+  auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
+  get.loaded_executable = executable.handle();
+  check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading an executable");
+  auto serialize = PJRT_ARGS(PJRT_Executable_Serialize);
+  serialize.executable = get.executable;
+  PJRT_Error* error = api_->PJRT_Executable_Serialize(&serialize);
+  std::string bytes;
+  if (error == nullptr) {
+    bytes.assign(serialize.serialized_bytes, serialize.serialized_bytes_size);
+    serialize.serialized_executable_deleter(serialize.serialized_executable);
+  }
+  auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
+  destroy.executable = get.executable;
+  api_->PJRT_Executable_Destroy(&destroy);
+  check(error, "serializing an executable");
+  return bytes;
+}
+
+std::unique_ptr<Executable> PjrtRuntime::deserialize(const std::string& bytes) const {
+  auto load = PJRT_ARGS(PJRT_Executable_DeserializeAndLoad);
+  load.client = client_;
+  load.serialized_executable = bytes.data();
+  load.serialized_executable_size = bytes.size();
+  check(api_->PJRT_Executable_DeserializeAndLoad(&load), "loading a cached executable");
+  auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
+  get.loaded_executable = load.loaded_executable;
+  check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading a cached executable");
+  auto outputs = PJRT_ARGS(PJRT_Executable_NumOutputs);
+  outputs.executable = get.executable;
+  check(api_->PJRT_Executable_NumOutputs(&outputs), "counting a cached executable's outputs");
+  auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
+  destroy.executable = get.executable;
+  api_->PJRT_Executable_Destroy(&destroy);
+  return std::make_unique<Executable>(*this, load.loaded_executable, outputs.num_outputs);
+}
+
+DeviceTensor PjrtRuntime::upload(const Tensor& host, bool alias_host) const {
+  const Tensor source = host.contiguous();
+  const bool aliased = alias_host && source.raw() == host.raw() && reinterpret_cast<uintptr_t>(host.raw()) % 64 == 0;
+  std::vector<int64_t> dims(host.shape().begin(), host.shape().end());
+  auto upload = PJRT_ARGS(PJRT_Client_BufferFromHostBuffer);
+  upload.client = client_;
+  upload.data = source.raw();
+  upload.type = buffer_type(host.dtype());
+  upload.dims = dims.data();
+  upload.num_dims = dims.size();
+  upload.host_buffer_semantics =
+      aliased ? PJRT_HostBufferSemantics_kImmutableZeroCopy : PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  upload.device = device_;
+  check(api_->PJRT_Client_BufferFromHostBuffer(&upload), "uploading " + host.describe());
+  auto buffer = std::make_shared<DeviceBuffer>(*this, upload.buffer, TensorMeta{host.dtype(), host.shape()});
+  if (!aliased)
+    await_event(upload.done_with_host_buffer, "uploading " + host.describe());
+  else if (upload.done_with_host_buffer != nullptr) {
+    auto destroy = PJRT_ARGS(PJRT_Event_Destroy);  // the host memory stays the caller's; nothing to wait for
+    destroy.event = upload.done_with_host_buffer;
+    api_->PJRT_Event_Destroy(&destroy);
+  }
+  return buffer;
+}
+
+void PjrtRuntime::download(const DeviceBuffer& buffer, const Tensor& host) const {
+  if (!host.is_contiguous() || host.dtype() != buffer.meta().dtype || !(host.shape() == buffer.meta().shape))
+    fail("xla", "download into " + host.describe() + " of a device buffer of another layout");
+  auto copy = PJRT_ARGS(PJRT_Buffer_ToHostBuffer);
+  copy.src = buffer.handle();
+  copy.dst = host.raw();
+  copy.dst_size = host.nbytes();
+  check(api_->PJRT_Buffer_ToHostBuffer(&copy), "downloading " + host.describe());
+  await_event(copy.event, "downloading " + host.describe());
+}
+
+std::vector<DeviceTensor> PjrtRuntime::execute(const Executable& executable,
+                                               std::span<const DeviceBuffer* const> arguments,
+                                               std::span<const TensorMeta> result_metas) const {
+  if (result_metas.size() != executable.n_outputs())
+    fail("xla", "an executable with " + std::to_string(executable.n_outputs()) + " outputs asked for " +
+                    std::to_string(result_metas.size()));
+  std::vector<PJRT_Buffer*> handles;
+  for (const DeviceBuffer* a : arguments) handles.push_back(a->handle());
+  PJRT_Buffer* const* argument_list = handles.data();
+  std::vector<PJRT_Buffer*> outputs(executable.n_outputs(), nullptr);
+  PJRT_Buffer** output_list = outputs.data();
+  PJRT_Event* done = nullptr;
+  auto options = args_of<PJRT_ExecuteOptions>(PJRT_ExecuteOptions_STRUCT_SIZE);
+  auto run = PJRT_ARGS(PJRT_LoadedExecutable_Execute);
+  run.executable = executable.handle();
+  run.options = &options;
+  run.argument_lists = &argument_list;
+  run.num_devices = 1;
+  run.num_args = handles.size();
+  run.output_lists = &output_list;
+  run.device_complete_events = &done;
+  check(api_->PJRT_LoadedExecutable_Execute(&run), "running an executable");
+  std::vector<DeviceTensor> results;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    results.push_back(std::make_shared<DeviceBuffer>(*this, outputs[i], result_metas[i]));
+  await_event(done, "running an executable");
+  return results;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  auto destroy = PJRT_ARGS(PJRT_Buffer_Destroy);
+  destroy.buffer = buffer_;
+  if (PJRT_Error* e = runtime_->api()->PJRT_Buffer_Destroy(&destroy)) {
+    auto d = PJRT_ARGS(PJRT_Error_Destroy);
+    d.error = e;
+    runtime_->api()->PJRT_Error_Destroy(&d);
+  }
+}
+
+Executable::~Executable() {
+  auto destroy = PJRT_ARGS(PJRT_LoadedExecutable_Destroy);
+  destroy.executable = executable_;
+  if (PJRT_Error* e = runtime_->api()->PJRT_LoadedExecutable_Destroy(&destroy)) {
+    auto d = PJRT_ARGS(PJRT_Error_Destroy);
+    d.error = e;
+    runtime_->api()->PJRT_Error_Destroy(&d);
+  }
+}
+
+}  // namespace ltx::xla

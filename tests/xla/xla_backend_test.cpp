@@ -1,0 +1,156 @@
+// The XLA backend on XLA's CPU plugin (scripts/setup installs it): whole graphs run as one executable and match the
+// CPU backend; weights are uploaded once and shared; persistent inputs keep their value; one plan's device output
+// feeds another; what XLA cannot take and programs it cannot compile are clear errors.
+#include "backend/xla/xla_backend.h"
+
+#include "backend/xla/xla_plan.h"
+#include "graph/graph_test_util.h"
+
+namespace ltx::test {
+namespace {
+
+using namespace ltx::ops;
+
+const xla::XlaBackend* backend_or_skip() {
+  if (xla::default_plugin_path().empty()) return nullptr;
+  return &xla::xla_backend();
+}
+#define XLA_OR_SKIP(name)                                                           \
+  const xla::XlaBackend* name = backend_or_skip();                                  \
+  if (name == nullptr)                                                              \
+  GTEST_SKIP() << "no XLA plugin (scripts/setup installs XLA's CPU plugin; or set " \
+                  "LTX_XLA_PLUGIN)"
+
+// max |a - b| / max |b|
+double rel_diff(const Tensor& a, const Tensor& b) {
+  const auto x = a.to_floats(), y = b.to_floats();
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    worst = std::max(worst, std::abs(double(x[i]) - y[i]));
+    scale = std::max(scale, std::abs(double(y[i])));
+  }
+  return worst / std::max(scale, 1e-30);
+}
+
+// A transformer block's shape of work: bf16 weights, a linear, GELU, LayerNorm, heads, RoPE, masked attention, a
+// residual, a convolution over the result.
+struct Block {
+  Tensor w_in = random_tensor(DType::BF16, {32, 16}, 1), b_in = random_tensor(DType::BF16, {32}, 2);
+  Tensor w_out = random_tensor(DType::BF16, {16, 32}, 3), conv_w = random_tensor(DType::F32, {4, 2, 3, 3}, 4);
+  Tensor cos = random_tensor(DType::F32, {9, 4}, 5), sin = random_tensor(DType::F32, {9, 4}, 6);
+
+  void build(Graph& g) const {
+    const Value x = g.input("x", DType::F32, {2, 9, 16});
+    const Value mask = g.input("mask", DType::F32, {1, 1, 9, 9});
+    Value h = gelu(linear(x, g.constant("w_in", w_in), g.constant("b_in", b_in)));
+    h = layer_norm(h, std::nullopt, std::nullopt, 1e-6f);
+    const Value heads = permute(reshape(h, {2, 9, 4, 8}), {0, 2, 1, 3});  // [2, 4, 9, 8]
+    const Value q = rope(heads, g.constant("cos", cos), g.constant("sin", sin), RopeMode::SplitHalf);
+    const Value a = reshape(permute(attention(q, heads, heads, mask), {0, 2, 1, 3}), {2, 9, 32});
+    const Value y = add(x, matmul(a, g.constant("w_out", w_out), false, true));
+    ConvAttrs c;
+    c.spatial = 2;
+    c.pad_before = {1, 1, 0};
+    c.pad_after = {1, 1, 0};
+    c.pad_mode = {PadMode::Replicate, PadMode::Reflect, PadMode::Zeros};
+    g.output(y, "y");
+    g.output(conv(reshape(y, {1, 2, 9, 16}), g.constant("conv_w", conv_w), std::nullopt, c), "features");
+  }
+};
+
+TEST(XlaBackend, AWholeGraphMatchesTheCpuBackend) {
+  XLA_OR_SKIP(xla);
+  const Block block;
+  const Tensor x = random_tensor(DType::F32, {2, 9, 16}, 7), mask = random_tensor(DType::F32, {1, 1, 9, 9}, 8);
+  Graph on_cpu, on_xla;
+  block.build(on_cpu);
+  block.build(on_xla);
+  const auto cpu = compile(on_cpu, cpu_backend(), no_dump());
+  const auto plan = compile(on_xla, *xla, no_dump());
+  EXPECT_EQ(plan->stats().n_steps, 1);
+  const auto expect = cpu->run({x, mask});
+  const auto got = plan->run({x, mask});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_LT(rel_diff(got[0], expect[0]), 1e-5);
+  EXPECT_LT(rel_diff(got[1], expect[1]), 1e-5);
+}
+
+TEST(XlaBackend, WeightsAreUploadedOnceAndSharedByPlans) {
+  XLA_OR_SKIP(xla);
+  const Tensor w = random_tensor(DType::BF16, {8, 8}, 9);
+  const xla::DeviceTensor first = xla->weight(w);
+  EXPECT_EQ(xla->weight(w).get(), first.get());
+  const Tensor other = w.clone();  // same values, another tensor: its own upload
+  EXPECT_NE(xla->weight(other).get(), first.get());
+}
+
+TEST(XlaBackend, PersistentInputsKeepTheirValueAcrossRuns) {
+  XLA_OR_SKIP(xla);
+  Graph g;
+  const Value x = g.input("x", DType::F32, {4, 8});
+  const Value context = g.input("context", DType::F32, {8, 8});
+  g.output(matmul(x, context), "y");
+  CompileOptions options = no_dump();
+  options.inputs_in_arena = true;
+  options.persistent_inputs = {"context"};
+  const auto plan = compile(g, *xla, options);
+  const Tensor context_value = random_tensor(DType::F32, {8, 8}, 10);
+  for (int step = 0; step < 3; ++step) {
+    const Tensor x_value = random_tensor(DType::F32, {4, 8}, 11 + step);
+    Tensor(plan->input(0)).copy_from(x_value);
+    if (!plan->reuse_input(1, 42)) {
+      EXPECT_EQ(step, 0) << "written once, then reused";
+      Tensor(plan->input(1)).copy_from(context_value);
+    }
+    const Tensor expect = ref(OpKind::MatMul, MatMulAttrs{}, {x_value, context_value});
+    EXPECT_LT(rel_diff(plan->run()[0], expect), 1e-6);
+  }
+  plan->release_arena_pages();
+  EXPECT_FALSE(plan->reuse_input(1, 42)) << "released device buffers hold no value";
+}
+
+TEST(XlaBackend, APlanTakesAnotherPlansOutputOnTheDevice) {
+  XLA_OR_SKIP(xla);
+  Graph first, second;
+  first.output(silu(first.input("x", DType::F32, {3, 5})), "h");
+  second.output(scale(second.input("h", DType::F32, {3, 5}), 2.0f, 1.0f), "y");
+  const auto producer = compile(first, *xla, no_dump());
+  const auto consumer = compile(second, *xla, no_dump());
+  const Tensor x = random_tensor(DType::F32, {3, 5}, 12);
+  const Tensor h = producer->run({x})[0].clone();
+  consumer->take_input(0, *producer, 0);
+  const Tensor y = consumer->run()[0].clone();
+  EXPECT_EQ(max_abs_diff(y, consumer->run({h})[0]), 0.0f);
+
+  Graph wrong;
+  wrong.output(wrong.input("h", DType::F32, {5, 3}), "y");
+  EXPECT_THROW(compile(wrong, *xla, no_dump())->take_input(0, *producer, 0), Error);
+}
+
+TEST(XlaBackend, GgufWeightsAreRefusedNamingWhatItTakes) {
+  XLA_OR_SKIP(xla);
+  Graph g;
+  const Value x = g.input("x", DType::F32, {2, 32});
+  g.output(matmul(x, g.constant("w", random_tensor(DType::Q8_0, {4, 32}, 13)), false, true), "y");
+  try {
+    compile(g, *xla, no_dump());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cannot run matmul"), std::string::npos) << message;
+    EXPECT_NE(message.find("not GGUF block types"), std::string::npos) << message;
+  }
+}
+
+TEST(XlaBackend, ACompileErrorNamesTheProgram) {
+  XLA_OR_SKIP(xla);
+  try {
+    xla->runtime().compile("module { this is not StableHLO }", "the program computing latents");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiling the program computing latents"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ltx::test
