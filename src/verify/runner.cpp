@@ -8,7 +8,12 @@
 
 namespace ltx {
 
-const Backend& golden_backend() { return cpu_backend(); }
+namespace {
+const Backend* chosen_backend = nullptr;
+}  // namespace
+
+const Backend& golden_backend() { return chosen_backend != nullptr ? *chosen_backend : cpu_backend(); }
+void use_golden_backend(const Backend& backend) { chosen_backend = &backend; }
 
 ComponentRegistry& ComponentRegistry::global() {
   static ComponentRegistry registry;

@@ -16,9 +16,10 @@ namespace ltx {
 // produce an expected intermediate simply leaves it out; missing outputs fail the case.
 using ComponentRunner = std::function<std::map<std::string, Tensor>(const GoldenCase&, Precision)>;
 
-// The backend the runners compile for: the CPU's (choosing another, `ltx verify --backend`, comes with a second
-// backend that can run the whole op set).
+// The backend the runners compile for: the CPU's unless `ltx verify --backend NAME` chose another
+// (use_golden_backend, before any case runs).
 const Backend& golden_backend();
+void use_golden_backend(const Backend& backend);
 
 // Components the engine implements, by manifest component id. Each model module registers its runner here.
 class ComponentRegistry {

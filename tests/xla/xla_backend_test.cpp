@@ -4,6 +4,7 @@
 #include "backend/xla/xla_backend.h"
 
 #include "backend/xla/xla_plan.h"
+#include "core/float8.h"
 #include "graph/graph_test_util.h"
 
 namespace ltx::test {
@@ -127,18 +128,29 @@ TEST(XlaBackend, APlanTakesAnotherPlansOutputOnTheDevice) {
   EXPECT_THROW(compile(wrong, *xla, no_dump())->take_input(0, *producer, 0), Error);
 }
 
-TEST(XlaBackend, GgufWeightsAreRefusedNamingWhatItTakes) {
+// Random weights of a quantized type (8-bit floats are rounded from f32 values, as a checkpoint's are).
+Tensor weight_of(DType type, const Shape& shape, uint32_t seed) {
+  if (type != DType::F8_E4M3) return random_tensor(type, shape, seed);
+  const std::vector<float> values = random_tensor(DType::F32, shape, seed).to_floats();
+  Tensor w = Tensor::empty(type, shape);
+  quantize_f8_e4m3(values.data(), reinterpret_cast<uint8_t*>(w.raw()), shape.numel());
+  return w;
+}
+
+TEST(XlaBackend, GgufWeightsAreDecodedOnTheDevice) {
   XLA_OR_SKIP(xla);
-  Graph g;
-  const Value x = g.input("x", DType::F32, {2, 32});
-  g.output(matmul(x, g.constant("w", random_tensor(DType::Q8_0, {4, 32}, 13)), false, true), "y");
-  try {
-    compile(g, *xla, no_dump());
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("cannot run matmul"), std::string::npos) << message;
-    EXPECT_NE(message.find("not GGUF block types"), std::string::npos) << message;
+  for (DType type : {DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::F8_E4M3}) {
+    SCOPED_TRACE(std::string(dtype_name(type)));
+    const Tensor w = weight_of(type, {3, 512}, 13), x = random_tensor(DType::F32, {2, 512}, 14);
+    const Tensor ids = Tensor::from_ints(DType::I32, {4}, std::vector<int64_t>{2, 0, 1, 2});
+    Graph g;
+    const Value weight = g.constant("w", w);
+    g.output(matmul(g.input("x", DType::F32, {2, 512}), weight, false, true), "y");
+    g.output(gather(weight, g.input("ids", DType::I32, {4})), "rows");
+    const auto plan = compile(g, *xla, no_dump());
+    const auto got = plan->run({x, ids});
+    EXPECT_LT(rel_diff(got[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 1e-6);
+    EXPECT_EQ(max_abs_diff(got[1], ref(OpKind::Gather, NoAttrs{}, {w, ids})), 0.0f) << "decoded exactly";
   }
 }
 

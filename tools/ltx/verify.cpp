@@ -1,5 +1,5 @@
-// `ltx verify DIR... [--precision validation|production] [--verbose] [--save DIR] [--gates]`: runs every golden case
-// below the folders. --save writes what each case computed to DIR/<case>.safetensors (for `ltx compare`); --gates
+// `ltx verify DIR... [--precision validation|production] [--backend NAME] [--verbose] [--save DIR] [--gates]`: runs
+// every golden case below the folders, compiled for the backend (default cpu). --save writes what each case computed to DIR/<case>.safetensors (for `ltx compare`); --gates
 // holds every case that decodes media to issue 19's end-to-end gates, production against validation.
 #include <cstdio>
 #include <filesystem>
@@ -49,7 +49,8 @@ void print_tensors(const CaseResult& r, bool all) {
 }
 
 constexpr const char* kUsage =
-    "usage: ltx verify DIR... [--precision validation|production] [--verbose] [--save DIR] [--gates]";
+    "usage: ltx verify DIR... [--precision validation|production] [--backend NAME] [--verbose] [--save DIR] "
+    "[--gates]";
 
 void save_produced(const CaseResult& r, const std::string& dir) {
   std::vector<std::pair<std::string, Tensor>> tensors(r.produced.begin(), r.produced.end());
@@ -100,6 +101,9 @@ int verify(Args args) {
     if (a == "--precision") {
       LTX_CHECK(i + 1 < args.size(), "verify", "--precision needs a value");
       precision = precision_from_name(args[++i]);
+    } else if (a == "--backend") {
+      LTX_CHECK(i + 1 < args.size(), "verify", "--backend needs a name");
+      use_golden_backend(backend_named(args[++i]));
     } else if (a == "--save") {
       LTX_CHECK(i + 1 < args.size(), "verify", "--save needs a folder");
       save_dir = args[++i];

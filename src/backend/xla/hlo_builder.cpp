@@ -136,6 +136,10 @@ HloValue HloBuilder::convert(const HloValue& x, const Elem& to) {
   return emit("stablehlo.convert", std::span(&x, 1), "", to, x.dims);
 }
 
+HloValue HloBuilder::bitcast(const HloValue& x, const Elem& to) {
+  return emit("stablehlo.bitcast_convert", std::span(&x, 1), "", to, x.dims);
+}
+
 HloValue HloBuilder::splat(double value, const Elem& elem, std::vector<int64_t> dims) {
   std::string literal;
   Elem as = elem;

@@ -52,6 +52,7 @@ class HloBuilder {
   HloValue clamp(const HloValue& lo, const HloValue& x, const HloValue& hi);
   HloValue erf(const HloValue& x);                      // chlo.erf, which XLA expands
   HloValue convert(const HloValue& x, const Elem& to);  // the same value when already of that type
+  HloValue bitcast(const HloValue& x, const Elem& to);  // the same bits as another type of the same width
 
   // A constant of `dims` filled with `value` (floats exactly, integers by value).
   HloValue splat(double value, const Elem& elem, std::vector<int64_t> dims);

@@ -21,6 +21,12 @@ std::string describe(const Graph& graph, int id) {
 
 }  // namespace
 
+TensorMeta weight_bytes_meta(const TensorMeta& weight) {
+  Shape bytes = weight.shape;
+  bytes[bytes.rank() - 1] = static_cast<int64_t>(dtype_bytes_for(weight.dtype, weight.shape.dim(-1)));
+  return {DType::U8, bytes};
+}
+
 LoweredGraph lower_graph(const Graph& graph) {
   const auto& nodes = graph.nodes();
   std::vector<bool> live(nodes.size(), false);
@@ -39,7 +45,9 @@ LoweredGraph lower_graph(const Graph& graph) {
   }
   for (size_t i = 0; i < nodes.size(); ++i)
     if (live[i] && nodes[i].kind == NodeKind::Constant) {
-      value[i] = b.parameter(elem_of(nodes[i].meta.dtype), dims_of(nodes[i].meta));
+      const TensorMeta& m = nodes[i].meta;
+      value[i] = passed_as_bytes(m.dtype) ? b.parameter("ui8", dims_of(weight_bytes_meta(m)))
+                                          : b.parameter(elem_of(m.dtype), dims_of(m));
       lowered.constant_nodes.push_back(static_cast<int>(i));
     }
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -48,9 +56,13 @@ LoweredGraph lower_graph(const Graph& graph) {
     const Node& node = nodes[i];
     if (node.kind != NodeKind::Op) continue;
     std::vector<HloValue> in;
-    for (int v : node.inputs) in.push_back(value[static_cast<size_t>(v)]);
+    std::vector<TensorMeta> metas;
+    for (int v : node.inputs) {
+      in.push_back(value[static_cast<size_t>(v)]);
+      metas.push_back(graph.node(v).meta);
+    }
     try {
-      value[i] = lower_op(b, node.op, node.attrs, in, node.meta);
+      value[i] = lower_op(b, node.op, node.attrs, in, metas, node.meta);
     } catch (const Error& e) {
       fail("xla", "cannot lower " + describe(graph, static_cast<int>(i)) + ": " + e.what());
     }

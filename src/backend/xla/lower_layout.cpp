@@ -1,5 +1,5 @@
 // Gather, Concat, Slice, Permute, Reshape and Pad (backend/cpu/layout/layout_ref.cpp): exact moves of the operand's
-// elements (a GGUF-free quantized table, i.e. 8-bit floats, is decoded to f32 as the reference does).
+// elements (a quantized table, GGUF or 8-bit float, is decoded to f32 as the reference does).
 #include <algorithm>
 
 #include "backend/xla/lower_ops.h"
@@ -32,9 +32,11 @@ HloValue lower_layout(const OpLowering& op) {
   HloBuilder& b = op.b;
   const HloValue& x = op.in[0];
   switch (op.kind) {
-    case OpKind::Gather: {
-      const HloValue table = op.out.dtype == DType::F32 ? op.f32(0) : x;
-      return b.gather_rows(table, op.in[1]);
+    case OpKind::Gather: {  // a GGUF table: the rows' bytes gathered, then decoded
+      const DType type = op.in_metas[0].dtype;
+      if (passed_as_bytes(type))
+        return dequantize_rows(b, b.gather_rows(x, op.in[1]), type, op.in_metas[0].shape.dim(-1));
+      return b.gather_rows(dtype_is_quantized(type) ? op.f32(0) : x, op.in[1]);  // 8-bit floats: f32 rows
     }
     case OpKind::Concat: {
       const int axis = op.attrs_of<AxisAttrs>().axis;

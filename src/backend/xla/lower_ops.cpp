@@ -3,11 +3,17 @@
 
 namespace ltx::xla {
 
+HloValue OpLowering::f32(size_t i) const {
+  const TensorMeta& m = in_metas[i];
+  if (passed_as_bytes(m.dtype)) return dequantize_rows(b, in[i], m.dtype, m.shape.dim(-1));
+  return b.convert(in[i], "f32");
+}
+
 HloValue OpLowering::f32_broadcast(size_t i) const { return b.broadcast_to(f32(i), out_dims()); }
 
 HloValue lower_op(HloBuilder& b, OpKind kind, const OpAttrs& attrs, std::span<const HloValue> in,
-                  const TensorMeta& out) {
-  const OpLowering op{b, kind, attrs, in, out};
+                  std::span<const TensorMeta> in_metas, const TensorMeta& out) {
+  const OpLowering op{b, kind, attrs, in, in_metas, out};
   switch (kind) {
     case OpKind::MatMul:
       return lower_matmul(op);

@@ -16,10 +16,11 @@ struct OpLowering {
   OpKind kind;
   const OpAttrs& attrs;
   std::span<const HloValue> in;
+  std::span<const TensorMeta> in_metas;  // the operands' graph types (a GGUF weight's HloValue is its bytes)
   const TensorMeta& out;
 
-  // Operand i widened to f32 (and, with `broadcast`, numpy-broadcast to the output's shape).
-  HloValue f32(size_t i) const { return b.convert(in[i], "f32"); }
+  // Operand i widened to f32 (a GGUF weight dequantized) and, for f32_broadcast, broadcast to the output's shape.
+  HloValue f32(size_t i) const;
   HloValue f32_broadcast(size_t i) const;
   // The f32 result rounded to the output dtype.
   HloValue result(const HloValue& value) const { return b.convert(value, elem_of(out.dtype)); }
@@ -39,10 +40,16 @@ HloValue lower_resample(const OpLowering& op);   // DepthToSpace, SpaceToDepth, 
 HloValue lower_layout(const OpLowering& op);     // Gather, Concat, Slice, Permute, Reshape, Pad
 HloValue lower_reduce(const OpLowering& op);     // ReduceSum, ReduceMean, ReduceMax, ReduceMin
 
+// GGUF weight rows: `bytes` [..., row bytes] (u8) of block type `type` -> f32 [..., k], as core/quant.cpp decodes
+// them (each product rounded to f32, in its order).
+HloValue dequantize_rows(HloBuilder& b, const HloValue& bytes, DType type, int64_t k);
+// Whether a weight of this type reaches the program as its raw bytes (the GGUF block types).
+inline bool passed_as_bytes(DType t) { return dtype_is_quantized(t) && t != DType::F8_E4M3 && t != DType::F8_E5M2; }
+
 // x padded along `axis` by edge replication or reflection (torch's modes; PadMode::Zeros/Constant use b.pad).
 HloValue pad_edges(HloBuilder& b, const HloValue& x, int axis, int64_t before, int64_t after, PadMode mode);
 // The per-op dispatch: the node's op lowered onto b.
 HloValue lower_op(HloBuilder& b, OpKind kind, const OpAttrs& attrs, std::span<const HloValue> in,
-                  const TensorMeta& out);
+                  std::span<const TensorMeta> in_metas, const TensorMeta& out);
 
 }  // namespace ltx::xla

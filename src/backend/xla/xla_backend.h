@@ -21,7 +21,7 @@ class XlaBackend final : public Backend {
   explicit XlaBackend(const std::string& plugin_path);
   const char* name() const override { return "xla"; }
 
-  // Every op on plain dtypes and 8-bit float weights; GGUF block types are refused (no StableHLO type holds them).
+  // Every op on every type: plain, 8-bit float weights, GGUF weights (decoded on the device).
   bool supports(OpKind op, std::span<const TensorMeta> in, const TensorMeta& out) const override;
   bool supports(const FusedProgram& program, std::span<const TensorMeta> leaves, const TensorMeta& out) const override;
   std::unique_ptr<Plan> compile_graph(const Graph& graph, const CompileOptions& options) const override;
