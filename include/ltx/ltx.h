@@ -46,7 +46,8 @@ ltx_status ltx_engine_options_default_model(ltx_engine_options** out);
  * "distilled_lora" ("FILE" or "FILE:STRENGTH"; "lora" adds one each call); "lora_allow_partial" ("0"/"1"); "precision"
  * ("production"/"validation"); "threads" (a count, "0": all cores); "memory_budget" ("8G", "512M", bytes);
  * "int8_activations" ("0"/"1": GGUF-quantized weights multiply int8 activations, EngineOptions::int8_activations);
- * "backend" (what the plans run on: "cpu"; EngineOptions::backend). */
+ * "backend" (what the plans run on: "cpu" or "xla"; EngineOptions::backend), "xla_plugin" (the PJRT plugin of "xla";
+ * EngineOptions::xla_plugin). */
 ltx_status ltx_engine_options_set(ltx_engine_options* options, const char* key, const char* value);
 void ltx_engine_options_free(ltx_engine_options* options);
 

@@ -47,9 +47,13 @@ struct EngineOptions {
   // per block of 32, in integers (AVX512_VNNI; ignored on CPUs without it): faster, less exact than decoding the
   // weights to bf16. Process-wide, like threads.
   bool int8_activations = false;
-  // What every compiled plan of this engine runs on: "cpu", the engine's own kernels (available_backends() lists
-  // what this build has). Per engine: two engines of one process may run on different backends.
+  // What every compiled plan of this engine runs on: "cpu", the engine's own kernels, or "xla", each graph compiled
+  // by XLA through a PJRT plugin (available_backends() lists what this build has). Per engine: two engines of one
+  // process may run on different backends.
   std::string backend = "cpu";
+  // The PJRT plugin the "xla" backend loads (a shared library: XLA's CPU plugin, jax-cuda13-pjrt's for NVIDIA GPUs,
+  // libtpu); empty: $LTX_XLA_PLUGIN, else the CPU plugin scripts/setup installed. Ignored by other backends.
+  std::string xla_plugin;
 };
 
 // The backends EngineOptions::backend can name in this build.

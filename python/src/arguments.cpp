@@ -155,6 +155,7 @@ EngineOptions to_engine_options(const EngineArgs& a) {
   o.lora_allow_partial = a.lora_allow_partial;
   o.precision = precision_of(a.precision);
   o.backend = a.backend;
+  o.xla_plugin = a.xla_plugin;
   o.threads = a.threads;
   o.memory_budget_bytes = memory_budget_of(a.memory_budget);
   return o;

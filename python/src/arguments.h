@@ -28,6 +28,7 @@ struct EngineArgs {
   int threads = 0;
   nanobind::object memory_budget;  // None, bytes (int) or a size like "8G" (ltx::parse_size)
   std::string backend;             // EngineOptions::backend
+  std::string xla_plugin;          // EngineOptions::xla_plugin
 };
 
 // Needs the GIL.

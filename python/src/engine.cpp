@@ -155,7 +155,7 @@ void bind_engine(nb::module_& m) {
       [](PyEngine* self, Path checkpoint, Path text_encoder, Path mmproj, Path dit, Path dit_config, Path upsampler,
          nb::object loras, nb::object distilled_lora, std::optional<float> distilled_lora_stage1,
          bool lora_allow_partial, std::string precision, int threads, nb::object memory_budget, std::string backend,
-         nb::object progress) {
+         std::string xla_plugin, nb::object progress) {
         init(self,
              EngineArgs{.checkpoint = std::move(checkpoint),
                         .text_encoder = std::move(text_encoder),
@@ -170,7 +170,8 @@ void bind_engine(nb::module_& m) {
                         .precision = std::move(precision),
                         .threads = threads,
                         .memory_budget = std::move(memory_budget),
-                        .backend = std::move(backend)},
+                        .backend = std::move(backend),
+                        .xla_plugin = std::move(xla_plugin)},
              std::move(progress));
       },
       nb::arg("checkpoint") = nb::none(), nb::arg("text_encoder") = nb::none(), nb::arg("mmproj") = nb::none(),
@@ -178,13 +179,14 @@ void bind_engine(nb::module_& m) {
       nb::arg("loras") = nb::none(), nb::arg("distilled_lora") = nb::none(),
       nb::arg("distilled_lora_stage1") = nb::none(), nb::arg("lora_allow_partial") = false,
       nb::arg("precision") = "production", nb::arg("threads") = 0, nb::arg("memory_budget") = nb::none(),
-      nb::arg("backend") = "cpu", nb::arg("progress") = nb::none(),
+      nb::arg("backend") = "cpu", nb::arg("xla_plugin") = "", nb::arg("progress") = nb::none(),
       "mmproj: a GGUF text encoder's vision tower (llama.cpp mmproj file), for enhance() with an image; "
       "loras: a list of paths or (path, strength) tuples; distilled_lora: a path or a (path, strength) tuple; "
       "distilled_lora_stage1: its strength in stage 1 too (the HQ pipeline's 0.25); "
       "precision: 'production' (bf16) or 'validation' (f32); threads: 0 for $LTX_THREADS or every core; "
       "memory_budget: bytes or a size like '8G' (None: what the machine has available); backend: what the "
-      "plans run on ('cpu'; ltx.available_backends()); progress: a callable "
+      "plans run on ('cpu' or 'xla'; ltx.available_backends()); xla_plugin: the PJRT plugin of backend='xla' "
+      "('': $LTX_XLA_PLUGIN or the CPU plugin scripts/setup installs); progress: a callable "
       "given an ltx.Progress for the load's stage and notes.");
   cls.def(
       "enhance",

@@ -16,7 +16,7 @@ NB_MODULE(_ltx, m) {
       "version", [] { return ltx::version(); }, "The engine's version, e.g. '0.1.0'.");
   m.def(
       "available_backends", [] { return ltx::available_backends(); },
-      "The backends Engine(backend=...) can name in this build, e.g. ['cpu'].");
+      "The backends Engine(backend=...) can name in this build, e.g. ['cpu', 'xla'].");
   ltx::python::bind_errors(m);
   ltx::python::bind_progress(m);
   ltx::python::bind_video(m);

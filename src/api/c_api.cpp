@@ -157,6 +157,8 @@ void set_option(const char* function, ltx::EngineOptions& o, std::string_view ke
       reject(function, R"(precision must be "production" or "validation", got ")" + value + "\"");
   } else if (key == "backend") {
     o.backend = value;
+  } else if (key == "xla_plugin") {
+    o.xla_plugin = value;
   } else if (key == "threads") {
     o.threads = parse_count(function, "threads", value);
   } else if (key == "memory_budget") {

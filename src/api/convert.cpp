@@ -42,6 +42,7 @@ stages::ModelFiles to_stages(const EngineOptions& o) {
   f.memory_budget_bytes = o.memory_budget_bytes;
   f.compute = o.precision == Precision::Validation ? DType::F32 : DType::BF16;
   f.backend = o.backend;
+  f.xla_plugin = o.xla_plugin;
   return f;
 }
 

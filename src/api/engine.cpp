@@ -42,6 +42,12 @@ void check_options(const EngineOptions& o) {
     std::string valid;
     for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
     problems.push_back("backend '" + o.backend + "' is not one of this build's (valid: " + valid + ")");
+  } else {
+    try {
+      backend_named(o.backend, o.xla_plugin);  // loads the xla backend's plugin: a bad one is named here
+    } catch (const Error& e) {
+      problems.push_back("backend '" + o.backend + "': " + e.what());
+    }
   }
   if (o.precision != Precision::Production && o.precision != Precision::Validation)
     problems.push_back("precision " + std::to_string(static_cast<int>(o.precision)) +

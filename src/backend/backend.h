@@ -84,9 +84,11 @@ class StepBackend : public Backend {
 };
 
 // The backends an engine can choose by name (EngineOptions::backend, `--backend`; backend/registry/): "cpu" (our
-// kernels). An unknown name is an error listing these.
+// kernels) and, where the build found the PJRT header, "xla" (backend/xla/). An unknown name is an error listing
+// these. `xla_plugin` is the PJRT plugin "xla" loads ("": $LTX_XLA_PLUGIN, else the CPU plugin scripts/setup
+// installed); loading a bad one throws, naming it.
 std::vector<std::string> backend_names();
-const Backend& backend_named(std::string_view name);
+const Backend& backend_named(std::string_view name, const std::string& xla_plugin = "");
 
 // The CPU step backend (defined by it): what an engine runs on unless told otherwise, and what tools and tests that
 // exercise the kernels themselves compile for.

@@ -174,7 +174,7 @@ std::unique_ptr<LoadedModels> load_models(const ModelFiles& f, ProgressReporter*
   std::vector<std::string> lora_paths;
   for (const ltxm::LoraSpec& l : f.loras) lora_paths.push_back(l.path);
   m->ic_lora = read_ic_lora_metadata(lora_paths);
-  const Backend& backend = backend_named(f.backend);
+  const Backend& backend = backend_named(f.backend, f.xla_plugin);
   m->models = load_av_models(m->checkpoint, f.compute, backend, {.dit = !dit});
   if (dit) {
     check_dit_fits(*dit, m->models, f);

@@ -35,6 +35,7 @@ struct ModelFiles {
   size_t memory_budget_bytes = 0;                         // 0: MemAvailable at load
   DType compute = DType::BF16;
   std::string backend = "cpu";  // what every plan runs on (backend_names())
+  std::string xla_plugin;       // the "xla" backend's PJRT plugin ("": the default, backend/backend.h)
 };
 
 // Every problem with the files before anything is read (a file that does not exist, a DiT-only file as the

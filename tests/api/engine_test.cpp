@@ -96,12 +96,20 @@ TEST(Engine, OptionsAreCheckedBeforeAnythingLoads) {
   threads.threads = -2;
   expect_error([&] { ltx::Engine e(threads); }, ltx::ErrorCategory::InvalidRequest, {"threads", ">= 0", "-2"});
 
-  // The backend is chosen per engine, by a name this build has.
-  EXPECT_EQ(ltx::available_backends(), std::vector<std::string>{"cpu"});
+  // The backend is chosen per engine, by a name this build has; the xla backend's plugin must load.
+  const std::vector<std::string> backends = ltx::available_backends();
+  ASSERT_FALSE(backends.empty());
+  EXPECT_EQ(backends[0], "cpu");
   ltx::EngineOptions backend = missing;
   backend.backend = "tpu";
   expect_error([&] { ltx::Engine e(backend); }, ltx::ErrorCategory::InvalidRequest,
-               {"backend 'tpu' is not one of this build's (valid: cpu)"});
+               {"backend 'tpu' is not one of this build's (valid: cpu"});
+  if (std::find(backends.begin(), backends.end(), "xla") != backends.end()) {
+    backend.backend = "xla";
+    backend.xla_plugin = (dir / "absent_plugin.so").string();
+    expect_error([&] { ltx::Engine e(backend); }, ltx::ErrorCategory::InvalidRequest,
+                 {"backend 'xla'", "absent_plugin.so", "could not be loaded"});
+  }
 
   // The load stage is reported even when it fails; no other stage is.
   Heard heard;

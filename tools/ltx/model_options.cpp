@@ -14,12 +14,13 @@ const char* const kModelOptionsUsage =
     "[--distilled-lora-stage1 STRENGTH (stage 1 too, as the HQ pipeline: 0.25)]\n"
     "[--precision validation|production] [--memory-budget SIZE (default: MemAvailable)]\n"
     "[--int8-activations (GGUF-quantized weights multiply int8 activations: faster, less exact)]\n"
-    "[--backend cpu (what the plans run on)]";
+    "[--backend cpu|xla (what the plans run on)] [--xla-plugin FILE (the PJRT plugin of --backend xla)]";
 
 bool is_model_option_with_value(const std::string& option) {
   static const std::set<std::string> options = {
       "--checkpoint", "--dit",       "--dit-config",    "--lora",      "--distilled-lora",        "--text-encoder",
-      "--mmproj",     "--upsampler", "--memory-budget", "--precision", "--distilled-lora-stage1", "--backend"};
+      "--mmproj",     "--upsampler", "--memory-budget", "--precision", "--distilled-lora-stage1", "--backend",
+      "--xla-plugin"};
   return options.count(option) != 0;
 }
 
@@ -48,6 +49,8 @@ void take_model_option(std::string_view command, EngineOptions& e, const std::st
     e.memory_budget_bytes = parse_size(v, "--memory-budget");
   else if (a == "--backend")
     e.backend = v;
+  else if (a == "--xla-plugin")
+    e.xla_plugin = v;
   else if (a == "--precision") {
     if (v != "validation" && v != "production")
       usage_error(command, "--precision is validation or production, got " + v);

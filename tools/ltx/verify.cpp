@@ -1,6 +1,7 @@
 // `ltx verify DIR... [--precision validation|production] [--backend NAME] [--verbose] [--save DIR] [--gates]`: runs
-// every golden case below the folders, compiled for the backend (default cpu). --save writes what each case computed to DIR/<case>.safetensors (for `ltx compare`); --gates
-// holds every case that decodes media to issue 19's end-to-end gates, production against validation.
+// every golden case below the folders, compiled for the backend (default cpu). --save writes what each case computed to
+// DIR/<case>.safetensors (for `ltx compare`); --gates holds every case that decodes media to issue 19's end-to-end
+// gates, production against validation.
 #include <cstdio>
 #include <filesystem>
 #include <optional>

@@ -16,10 +16,10 @@ std::vector<std::string> backend_names() {
 #endif
 }
 
-const Backend& backend_named(std::string_view name) {
+const Backend& backend_named(std::string_view name, const std::string& xla_plugin) {
   if (name == "cpu") return cpu_backend();
 #ifdef LTX_HAVE_XLA
-  if (name == "xla") return xla::xla_backend();
+  if (name == "xla") return xla::xla_backend(xla_plugin);
 #endif
   std::string valid;
   for (const std::string& n : backend_names()) valid += (valid.empty() ? "" : ", ") + n;

@@ -37,7 +37,7 @@ class XlaBackend final : public Backend {
   mutable std::map<WeightKey, std::weak_ptr<DeviceBuffer>> weights_;
 };
 
-// The backend on the default plugin (default_plugin_path()), created on first use.
-const XlaBackend& xla_backend();
+// The backend on `plugin` ("": default_plugin_path()), one per plugin, created on first use.
+const XlaBackend& xla_backend(const std::string& plugin = "");
 
 }  // namespace ltx::xla
