@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "core/cache_dir.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "io/gguf.h"
@@ -39,19 +40,6 @@ const char* default_text_encoder_missing_message() {
          "name a model with --checkpoint and --text-encoder";
 }
 
-std::string default_model_cache_dir() {
-  if (const std::string d = env("LTX_CACHE_DIR"); !d.empty()) return d;
-  if (const std::string d = env("XDG_CACHE_HOME"); !d.empty()) return d + "/ltx";
-  LTX_CHECK(!env("HOME").empty(), "default model", "no cache folder: set LTX_CACHE_DIR, XDG_CACHE_HOME or HOME");
-  return env("HOME") + "/.cache/ltx";
-}
-
-std::string prepared_cache_dir() {
-  if (env("LTX_PREPARED_CACHE") == "0") return "";
-  if (env("LTX_CACHE_DIR").empty() && env("XDG_CACHE_HOME").empty() && env("HOME").empty()) return "";
-  return default_model_cache_dir();
-}
-
 namespace {
 
 // Whether the file at `path` holds exactly `bytes` (a cache file from another build with the same version, or a
@@ -72,7 +60,7 @@ DefaultModelFile ensure_default_model(int64_t gemma_hidden, int64_t gemma_states
             kDefaultGemmaStates, " states); this text encoder has ", gemma_hidden, " x ", gemma_states,
             ": set LTX_GEMMA_GGUF to the 270M GGUF, or name a model with --checkpoint and --text-encoder");
   DefaultModelFile f;
-  const std::string dir = default_model_cache_dir();
+  const std::string dir = cache_dir();
   f.path = dir + "/ltx-world-default-v" + std::to_string(kDefaultModelVersion) + ".safetensors";
   const std::span<const uint8_t> bytes = embedded_default_checkpoint();
   if (holds(f.path, bytes)) return f;

@@ -39,13 +39,6 @@ std::string find_default_text_encoder();
 // How to get the GGUF, for the error when it is absent.
 const char* default_text_encoder_missing_message();
 
-// $LTX_CACHE_DIR, else $XDG_CACHE_HOME/ltx, else ~/.cache/ltx.
-std::string default_model_cache_dir();
-
-// Where prepared weights are kept between processes (a GGUF text encoder's decoded matrices): the same folder,
-// or empty (no cache) when LTX_PREPARED_CACHE=0 or no folder can be named.
-std::string prepared_cache_dir();
-
 // The embedded checkpoint's bytes (default_model_embedded.cpp).
 std::span<const uint8_t> embedded_default_checkpoint();
 

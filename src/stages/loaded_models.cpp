@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <future>
 
+#include "core/cache_dir.h"
 #include "core/error.h"
 #include "models/ltx/dit/dit_checkpoint.h"
 #include "stages/default_model.h"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/cache_dir.h"
 #include "core/error.h"
 #include "core/int8_activations.h"
 #include "models/gemma3/generation.h"
@@ -46,7 +47,7 @@ int bench_generation(Args args) {
       fail("bench", "unknown option " + a);
   }
   const gemma3::Tokenizer tokenizer = gemma3::Tokenizer::load(gguf);
-  gemma3::Model model = gemma3::Model::load(gguf, compute, cpu_backend(), stages::prepared_cache_dir());
+  gemma3::Model model = gemma3::Model::load(gguf, compute, cpu_backend(), prepared_cache_dir());
   // The prompt: <bos> and a fixed text repeated until long enough, cut to prompt_tokens.
   const std::string text =
       "A red fox runs through a snowy forest at dawn, its breath clouding in the cold air while the low sun turns the "

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.h"
+#include "core/cache_dir.h"
 #include "core/error.h"
 #include "core/int8_activations.h"
 #include "models/gemma3/model.h"
@@ -88,7 +89,7 @@ int enhance(Args args) {
   }
   gemma3::VisionTower* tower = vision ? &*vision : nullptr;
   const gemma3::Tokenizer tokenizer = gemma3::Tokenizer::load(text_encoder);
-  gemma3::Model model = gemma3::Model::load(text_encoder, compute, cpu_backend(), stages::prepared_cache_dir());
+  gemma3::Model model = gemma3::Model::load(text_encoder, compute, cpu_backend(), prepared_cache_dir());
   stages::check_enhance_request(model, tokenizer, prompt, o, tower);
   const stages::EnhanceResult r = stages::enhance_prompt(model, tokenizer, prompt, o, {}, tower);
   std::printf("%s\n", r.prompt.c_str());

@@ -138,6 +138,8 @@ PjrtRuntime::~PjrtRuntime() {
   }
 }
 
+const std::string& PjrtRuntime::compile_options() const { return kCompileOptions; }
+
 std::string PjrtRuntime::api_version() const {
   return std::to_string(api_->pjrt_api_version.major_version) + "." +
          std::to_string(api_->pjrt_api_version.minor_version);

@@ -74,6 +74,8 @@ class PjrtRuntime {
   const std::string& platform() const { return platform_; }
   const std::string& platform_version() const { return platform_version_; }
   const std::string& device_kind() const { return device_kind_; }
+  // The serialized CompileOptionsProto every compile passes.
+  const std::string& compile_options() const;
 
   // Compiles a StableHLO module (MLIR text) for one device. The message of a failure names `what`.
   std::unique_ptr<Executable> compile(const std::string& mlir, const std::string& what) const;

@@ -3,11 +3,13 @@
 #include "backend/xla/lower_graph.h"
 #include "backend/xla/lower_ops.h"
 #include "backend/xla/xla_plan.h"
+#include "core/cache_dir.h"
 #include "core/error.h"
 
 namespace ltx::xla {
 
-XlaBackend::XlaBackend(const std::string& plugin_path) : runtime_(&PjrtRuntime::open(plugin_path)) {}
+XlaBackend::XlaBackend(const std::string& plugin_path)
+    : runtime_(&PjrtRuntime::open(plugin_path)), executables_(*runtime_, prepared_cache_dir()) {}
 
 bool XlaBackend::supports(OpKind, std::span<const TensorMeta>, const TensorMeta&) const {
   return true;  // every op on every type the graph admits: GGUF weights are decoded on the device

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "backend/backend.h"
+#include "backend/xla/executable_cache.h"
 #include "backend/xla/pjrt_runtime.h"
 
 namespace ltx::xla {
@@ -27,11 +28,14 @@ class XlaBackend final : public Backend {
   std::unique_ptr<Plan> compile_graph(const Graph& graph, const CompileOptions& options) const override;
 
   const PjrtRuntime& runtime() const { return *runtime_; }
+  // Compiled programs, kept on disk in the engine's cache folder (core/cache_dir.h prepared_cache_dir()).
+  const ExecutableCache& executables() const { return executables_; }
   // The device copy of a constant weight: uploaded on first request, shared while any plan holds it.
   DeviceTensor weight(const Tensor& host) const;
 
  private:
   const PjrtRuntime* runtime_;
+  ExecutableCache executables_;
   using WeightKey = std::tuple<const void*, DType, std::string>;
   mutable std::mutex mutex_;
   mutable std::map<WeightKey, std::weak_ptr<DeviceBuffer>> weights_;

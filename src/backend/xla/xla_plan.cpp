@@ -20,7 +20,7 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
 
   const LoweredGraph lowered = lower_graph(graph);
   output_metas_ = lowered.output_metas;
-  executable_ = backend.runtime().compile(lowered.mlir, what_);
+  executable_ = backend.executables().get(lowered.mlir, what_);
   for (int id : lowered.constant_nodes) {
     constants_.push_back(graph.node(id).constant);
     weights_.push_back(backend.weight(constants_.back()));

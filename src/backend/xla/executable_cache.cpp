@@ -1,0 +1,95 @@
+#include "backend/xla/executable_cache.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.h"
+
+namespace ltx::xla {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMagic = "ltx-xla-executable 1\n";
+
+// FNV-1a, 64 bits: names the file; the key inside the file is what decides.
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The first "model name" and "flags" lines of /proc/cpuinfo: what XLA's CPU compiler targets.
+std::string host_cpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "|" + hex(fnv1a(flags));
+}
+
+std::string plugin_file(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  const auto time = fs::last_write_time(path, ec).time_since_epoch().count();
+  return path + "|" + std::to_string(ec ? 0 : size) + "|" + std::to_string(time);
+}
+
+}  // namespace
+
+ExecutableCache::ExecutableCache(const PjrtRuntime& runtime, std::string dir)
+    : runtime_(runtime), dir_(dir.empty() ? "" : dir + "/xla") {
+  identity_ = "plugin " + plugin_file(runtime.plugin_path()) + "\napi " + runtime.api_version() + "\nplatform " +
+              runtime.platform() + " " + runtime.platform_version() + "\ndevice " + runtime.device_kind() + "\ncpu " +
+              host_cpu() + "\noptions " + hex(fnv1a(runtime.compile_options())) + "\n";
+}
+
+std::unique_ptr<Executable> ExecutableCache::get(const std::string& mlir, const std::string& what) const {
+  if (dir_.empty()) {
+    ++compiled_;
+    return runtime_.compile(mlir, what);
+  }
+  const std::string key =
+      identity_ + "program " + hex(fnv1a(mlir)) + " " + hex(fnv1a(mlir, 7)) + " " + std::to_string(mlir.size()) + "\n";
+  const fs::path file = fs::path(dir_) / (hex(fnv1a(key)) + ".pjrt");
+  if (std::ifstream in{file, std::ios::binary}) {
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string header = kMagic + key;
+    if (bytes.compare(0, header.size(), header) == 0) {
+      try {
+        auto loaded = runtime_.deserialize(bytes.substr(header.size()));
+        ++loaded_;
+        return loaded;
+      } catch (const Error&) {  // truncated or corrupt: compiled again below
+      }
+    }
+    ++rejected_;
+  }
+  auto executable = runtime_.compile(mlir, what);
+  ++compiled_;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  const fs::path temporary = file.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << kMagic << key << runtime_.serialize(*executable);
+    if (!out) ec = std::make_error_code(std::errc::io_error);
+  }
+  if (!ec) fs::rename(temporary, file, ec);
+  if (ec) fs::remove(temporary, ec);  // a cache that cannot be written only costs the next process a compile
+  return executable;
+}
+
+}  // namespace ltx::xla

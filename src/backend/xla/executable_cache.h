@@ -1,0 +1,40 @@
+// Compiled executables kept on disk, so a second process loads what the first compiled: one file per program in
+// <cache folder>/xla/, named by a hash of its key: the StableHLO text, the compile options, the plugin (path, size,
+// modification time, PJRT API version, platform and its version), the device kind and the host CPU (model and
+// feature flags: XLA's CPU code is compiled for them). The file repeats the whole key; an entry whose key differs
+// (a hash collision, another plugin) or that does not load (truncated, corrupt) is compiled again and rewritten,
+// never trusted. Writes go to a temporary name, then rename.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "backend/xla/pjrt_runtime.h"
+
+namespace ltx::xla {
+
+class ExecutableCache {
+ public:
+  // `dir` empty: no cache (every program compiles).
+  ExecutableCache(const PjrtRuntime& runtime, std::string dir);
+
+  // The executable of `mlir`: loaded from the cache when it holds a valid entry, else compiled (and stored).
+  std::unique_ptr<Executable> get(const std::string& mlir, const std::string& what) const;
+
+  struct Counts {
+    int compiled = 0;  // programs compiled (no entry, or one that was not valid)
+    int loaded = 0;    // programs loaded from an entry
+    int rejected = 0;  // entries found but not trusted (another key, or they did not load)
+  };
+  Counts counts() const { return {compiled_, loaded_, rejected_}; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  const PjrtRuntime& runtime_;
+  std::string dir_;
+  std::string identity_;  // the key without the program: plugin, device, CPU
+  mutable std::atomic<int> compiled_ = 0, loaded_ = 0, rejected_ = 0;
+};
+
+}  // namespace ltx::xla
