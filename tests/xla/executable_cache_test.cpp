@@ -1,6 +1,6 @@
-// Compiled executables on disk (backend/xla/executable_cache.h): a second process's cache loads what the first
-// compiled and runs it to the same numbers; a corrupt entry or one under another key is compiled again, never
-// trusted, and rewritten; no folder means no cache.
+// Compiled executables in memory and on disk (backend/xla/executable_cache.h): a program compiled again in a process
+// is the same executable; a second process's cache loads what the first compiled and runs it to the same numbers; a
+// corrupt entry or one under another key is compiled again, never trusted, and rewritten; no folder means no cache.
 #include "backend/xla/executable_cache.h"
 
 #include <filesystem>
@@ -42,6 +42,8 @@ TEST(XlaExecutableCache, ASecondProcessLoadsWhatTheFirstCompiled) {
   const xla::ExecutableCache first(runtime, dir.string());
   const Tensor expect = run(runtime, *first.get(program(2.0f), "y"), x);
   EXPECT_EQ(first.counts().compiled, 1);
+  EXPECT_EQ(first.get(program(2.0f), "y").get(), first.get(program(2.0f), "y").get()) << "kept for the process";
+  EXPECT_EQ(first.counts().reused, 2);
 
   const xla::ExecutableCache second(runtime, dir.string());  // a new process's cache over the same folder
   EXPECT_EQ(max_abs_diff(run(runtime, *second.get(program(2.0f), "y"), x), expect), 0.0f);

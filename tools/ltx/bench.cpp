@@ -12,7 +12,7 @@ namespace ltx::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ltx bench --dit-slice DIR [--reps N]\n"
+    "usage: ltx bench --dit-slice DIR [--reps N] [--backend NAME]\n"
     "       ltx bench --vae-decode DIR {video|vocoder} ...\n"
     "       ltx bench --matmul [--m LIST] [--types LIST] [--shapes video|audio|all] [--repeat N] [--threads N]\n"
     "  --matmul: x [1, M, K] bf16 times the LTX-2.3 22B transformer's Linear weights [N, K] through a compiled plan,\n"

@@ -1,9 +1,9 @@
-// `ltx bench --dit-slice DIR [--reps N]`: our side of the issue-5 DiT slice benchmark. DIR holds weights.safetensors
-// and inputs.safetensors written by tools/reference/bench_dit_slice.py (two LTX-2.3 blocks at the official widths,
-// seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Reads the call's inputs (the caller's
-// data, resident before the DiT exists), loads the DiT in production precision (bf16), runs one warm-up call and N
-// timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside PyTorch's: time_s (median wall
-// seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS before loading the DiT:
+// `ltx bench --dit-slice DIR [--reps N] [--backend NAME]`: our side of the issue-5 DiT slice benchmark. DIR holds
+// weights.safetensors and inputs.safetensors written by tools/reference/bench_dit_slice.py (two LTX-2.3 blocks at the
+// official widths, seeded bf16 weights, 1536 video + 26 audio tokens, 1024-token contexts). Reads the call's inputs
+// (the caller's data, resident before the DiT exists), loads the DiT in production precision (bf16), runs one warm-up
+// call and N timed calls, and prints `key=value` lines that bench/dit_slice.sh puts beside PyTorch's: time_s (median
+// wall seconds per call), cpu_s (median process CPU seconds per call), baseline_rss_kb (VmRSS before loading the DiT:
 // code, libraries and the caller's inputs), caller_input_bytes (those inputs' tensors), peak_rss_kb (VmHWM at the
 // end), weights_bytes (the file's tensors), plan_peak_bytes (Plan::peak_bytes() of the call's plan: its arena, which
 // holds the call's inputs too), plan_input_bytes (those inputs' share of it), heap_load_bytes / heap_bytes (malloc'd
@@ -78,16 +78,19 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int bench_dit_slice(Args args) {
-  std::string dir;
+  std::string dir, backend_name = "cpu";
   int reps = 3;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
     if (a == "--reps" && i + 1 < args.size())
       reps = std::max(1, std::atoi(args[++i]));
+    else if (a == "--backend" && i + 1 < args.size())
+      backend_name = args[++i];
     else if (dir.empty() && !a.starts_with("--"))
       dir = a;
     else
-      fail("bench", "unknown argument '" + std::string(a) + "'; usage: ltx bench --dit-slice DIR [--reps N]");
+      fail("bench",
+           "unknown argument '" + std::string(a) + "'; usage: ltx bench --dit-slice DIR [--reps N] [--backend NAME]");
   }
   LTX_CHECK(!dir.empty(), "bench", "usage: ltx bench --dit-slice DIR [--reps N] (DIR from bench/dit_slice.sh)");
   // The caller's data first, touched, so that RSS before the DiT counts it (the call copies it into its arena).
@@ -111,13 +114,16 @@ int bench_dit_slice(Args args) {
   const ltxm::DitConfig config = ltxm::DitConfig::from_metadata(cfg.at("transformer"), ltxm::DitModelType::AudioVideo);
   size_t weights_bytes = 0;
   for (const std::string& name : source->names()) weights_bytes += source->get(name).nbytes();
-  ltxm::Dit dit = ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16, cpu_backend());
+  ltxm::Dit dit =
+      ltxm::Dit::load(WeightLoader(source, "model.diffusion_model."), config, DType::BF16, backend_named(backend_name));
   std::fprintf(stderr, "# after load: RssFile %ld kB, RssAnon %ld kB\n", proc_status_kb("RssFile"),
                proc_status_kb("RssAnon"));
   const size_t heap_load_bytes = heap_in_use();
 
+  // The first call compiles (its seconds are reported apart: a whole-graph backend compiles the program then).
   std::vector<double> times, cpu_times;
   size_t heap_bytes = 0;
+  double first_call_s = 0;
   for (int r = 0; r <= reps; ++r) {
     const double c0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
@@ -128,11 +134,13 @@ int bench_dit_slice(Args args) {
     LTX_CHECK(out.video_velocity.defined() && out.audio_velocity.defined(), "bench", "the DiT returned no velocity");
     std::fprintf(stderr, "# call %d: %.3f s wall, %.3f s CPU; RssFile %ld kB, RssAnon %ld kB, VmHWM %ld kB\n", r, s,
                  cpu, proc_status_kb("RssFile"), proc_status_kb("RssAnon"), proc_status_kb("VmHWM"));
+    if (r == 0) first_call_s = s;
     if (r > 0) {
       times.push_back(s);
       cpu_times.push_back(cpu);
     }
   }
+  std::printf("first_call_s=%.4f\n", first_call_s);
   std::printf("time_s=%.4f\n", median(times));
   std::printf("cpu_s=%.4f\n", median(cpu_times));
   std::printf("baseline_rss_kb=%ld\n", baseline_kb);

@@ -1,10 +1,10 @@
-// `ltx bench --vae-decode DIR {video|vocoder} [--reps N] [--memory-budget SIZE]`: our side of the issue-6 decode
-// benchmark. DIR holds weights.safetensors and inputs.safetensors written by tools/reference/bench_vae_decode.py (the
-// LTX-2.3 video decoder and BigVGAN-v2 + BWE vocoder at the published widths, seeded bf16 weights, a latent
-// [1, 128, 3, 16, 24] and a 5 s mel [1, 2, 500, 64]). Loads the part in production precision (bf16), times N calls
-// (no warm-up, as the PyTorch side) and prints `key=value` lines that bench/vae_decode.sh puts beside PyTorch's:
-// time_s (median wall seconds per call), baseline_rss_kb (VmRSS before loading), loaded_rss_kb (VmRSS after loading
-// the weights and the input), peak_rss_kb (VmHWM at the end),
+// `ltx bench --vae-decode DIR {video|vocoder} [--reps N] [--memory-budget SIZE] [--backend NAME]`: our side of the
+// issue-6 decode benchmark. DIR holds weights.safetensors and inputs.safetensors written by
+// tools/reference/bench_vae_decode.py (the LTX-2.3 video decoder and BigVGAN-v2 + BWE vocoder at the published widths,
+// seeded bf16 weights, a latent [1, 128, 3, 16, 24] and a 5 s mel [1, 2, 500, 64]). Loads the part in production
+// precision (bf16), times N calls (no warm-up, as the PyTorch side) and prints `key=value` lines that
+// bench/vae_decode.sh puts beside PyTorch's: time_s (median wall seconds per call), baseline_rss_kb (VmRSS before
+// loading), loaded_rss_kb (VmRSS after loading the weights and the input), peak_rss_kb (VmHWM at the end),
 // weights_bytes (the part's tensors in the file), plan_peak_bytes (video: the strategy's planned peak), strategy,
 // budget_bytes (video with --memory-budget), threads.
 #include <algorithm>
@@ -40,7 +40,8 @@ long status_kb(const std::string& key) {
   fail("bench", "no " + key + " in /proc/self/status");
 }
 
-constexpr const char* kUsage = "usage: ltx bench --vae-decode DIR {video|vocoder} [--reps N] [--memory-budget SIZE]";
+constexpr const char* kUsage =
+    "usage: ltx bench --vae-decode DIR {video|vocoder} [--reps N] [--memory-budget SIZE] [--backend NAME]";
 
 }  // namespace
 
@@ -48,12 +49,15 @@ int bench_vae_decode(Args args) {
   std::string dir, part;
   int reps = 1;
   std::optional<std::string> budget_text;
+  const Backend* backend = &cpu_backend();
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
     if (a == "--reps" && i + 1 < args.size())
       reps = std::max(1, std::atoi(args[++i]));
     else if (a == "--memory-budget" && i + 1 < args.size())
       budget_text = args[++i];
+    else if (a == "--backend" && i + 1 < args.size())
+      backend = &backend_named(args[++i]);
     else if (dir.empty() && !a.starts_with("--"))
       dir = a;
     else if (part.empty() && (a == "video" || a == "vocoder"))
@@ -84,9 +88,9 @@ int bench_vae_decode(Args args) {
                                                    video_vae::VideoVaeConfig::from_metadata(cfg), DType::BF16);
     const Tensor latent = in.get("latent").contiguous();
     const video_vae::DecodeStrategy s =
-        budget_text ? video_vae::plan_decode(cpu_backend(), dec, latent.shape(),
+        budget_text ? video_vae::plan_decode(*backend, dec, latent.shape(),
                                              budget = parse_size(*budget_text, "--memory-budget"))
-                    : video_vae::price_strategy(cpu_backend(), dec, latent.shape(), latent.dim(0), latent.dim(2),
+                    : video_vae::price_strategy(*backend, dec, latent.shape(), latent.dim(0), latent.dim(2),
                                                 latent.dim(3), latent.dim(4), 0);
     plan_peak = s.peak_bytes();
     strategy = s.describe();
@@ -94,7 +98,7 @@ int bench_vae_decode(Args args) {
     loaded_kb = status_kb("VmRSS");
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      const Tensor video = video_vae::decode_video(cpu_backend(), dec, latent, s);
+      const Tensor video = video_vae::decode_video(*backend, dec, latent, s);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fprintf(stderr, "# video call %d: %.3f s -> %s\n", r, times.back(), video.shape().str().c_str());
     }
@@ -104,7 +108,7 @@ int bench_vae_decode(Args args) {
     loaded_kb = status_kb("VmRSS");
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      const Tensor wave = voc.run(cpu_backend(), mel);
+      const Tensor wave = voc.run(*backend, mel);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fprintf(stderr, "# vocoder call %d: %.3f s -> %s\n", r, times.back(), wave.shape().str().c_str());
     }

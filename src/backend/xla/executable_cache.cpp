@@ -56,13 +56,25 @@ ExecutableCache::ExecutableCache(const PjrtRuntime& runtime, std::string dir)
               host_cpu() + "\noptions " + hex(fnv1a(runtime.compile_options())) + "\n";
 }
 
-std::unique_ptr<Executable> ExecutableCache::get(const std::string& mlir, const std::string& what) const {
+std::shared_ptr<const Executable> ExecutableCache::get(const std::string& mlir, const std::string& what) const {
+  const std::string key =
+      identity_ + "program " + hex(fnv1a(mlir)) + " " + hex(fnv1a(mlir, 7)) + " " + std::to_string(mlir.size()) + "\n";
+  std::lock_guard lock(mutex_);
+  if (auto it = in_memory_.find(key); it != in_memory_.end()) {
+    ++reused_;
+    return it->second;
+  }
+  std::shared_ptr<const Executable> executable = load_or_compile(key, mlir, what);
+  in_memory_.emplace(key, executable);
+  return executable;
+}
+
+std::unique_ptr<Executable> ExecutableCache::load_or_compile(const std::string& key, const std::string& mlir,
+                                                             const std::string& what) const {
   if (dir_.empty()) {
     ++compiled_;
     return runtime_.compile(mlir, what);
   }
-  const std::string key =
-      identity_ + "program " + hex(fnv1a(mlir)) + " " + hex(fnv1a(mlir, 7)) + " " + std::to_string(mlir.size()) + "\n";
   const fs::path file = fs::path(dir_) / (hex(fnv1a(key)) + ".pjrt");
   if (std::ifstream in{file, std::ios::binary}) {
     const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -1,4 +1,5 @@
-// Compiled executables kept on disk, so a second process loads what the first compiled: one file per program in
+// Compiled executables kept in memory for the process (a program compiled again, e.g. a decoder graph built per
+// call, is the same executable) and on disk, so a second process loads what the first compiled: one file per program in
 // <cache folder>/xla/, named by a hash of its key: the StableHLO text, the compile options, the plugin (path, size,
 // modification time, PJRT API version, platform and its version), the device kind and the host CPU (model and
 // feature flags: XLA's CPU code is compiled for them). The file repeats the whole key; an entry whose key differs
@@ -7,7 +8,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "backend/xla/pjrt_runtime.h"
@@ -19,22 +22,29 @@ class ExecutableCache {
   // `dir` empty: no cache (every program compiles).
   ExecutableCache(const PjrtRuntime& runtime, std::string dir);
 
-  // The executable of `mlir`: loaded from the cache when it holds a valid entry, else compiled (and stored).
-  std::unique_ptr<Executable> get(const std::string& mlir, const std::string& what) const;
+  // The executable of `mlir`: the one this process already has, else loaded from the disk's valid entry, else
+  // compiled (and stored).
+  std::shared_ptr<const Executable> get(const std::string& mlir, const std::string& what) const;
 
   struct Counts {
     int compiled = 0;  // programs compiled (no entry, or one that was not valid)
     int loaded = 0;    // programs loaded from an entry
+    int reused = 0;    // programs this process had already
     int rejected = 0;  // entries found but not trusted (another key, or they did not load)
   };
-  Counts counts() const { return {compiled_, loaded_, rejected_}; }
+  Counts counts() const { return {compiled_, loaded_, reused_, rejected_}; }
   const std::string& dir() const { return dir_; }
 
  private:
   const PjrtRuntime& runtime_;
   std::string dir_;
   std::string identity_;  // the key without the program: plugin, device, CPU
-  mutable std::atomic<int> compiled_ = 0, loaded_ = 0, rejected_ = 0;
+  std::unique_ptr<Executable> load_or_compile(const std::string& key, const std::string& mlir,
+                                              const std::string& what) const;
+
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::shared_ptr<const Executable>> in_memory_;  // by key
+  mutable std::atomic<int> compiled_ = 0, loaded_ = 0, reused_ = 0, rejected_ = 0;
 };
 
 }  // namespace ltx::xla

@@ -20,7 +20,7 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
 
   const LoweredGraph lowered = lower_graph(graph);
   output_metas_ = lowered.output_metas;
-  executable_ = backend.executables().get(lowered.mlir, what_);
+  if (options.allocate) executable_ = backend.executables().get(lowered.mlir, what_);  // else priced, never run
   for (int id : lowered.constant_nodes) {
     constants_.push_back(graph.node(id).constant);
     weights_.push_back(backend.weight(constants_.back()));
@@ -69,6 +69,7 @@ std::span<const Tensor> XlaPlan::run() {
 }
 
 std::span<const Tensor> XlaPlan::execute() {
+  LTX_CHECK(executable_ != nullptr, "plan", "a plan compiled with allocate = false (for its memory figure) cannot run");
   std::vector<const DeviceBuffer*> arguments;
   for (const DeviceTensor& d : device_inputs_) arguments.push_back(d.get());
   for (const DeviceTensor& w : weights_) arguments.push_back(w.get());

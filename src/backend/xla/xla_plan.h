@@ -32,7 +32,7 @@ class XlaPlan final : public Plan {
   std::span<const Tensor> execute();
 
   const XlaBackend& xla_;
-  std::unique_ptr<Executable> executable_;
+  std::shared_ptr<const Executable> executable_;
   std::vector<TensorMeta> output_metas_;
   std::vector<Tensor> constants_;      // host weights (kept alive: a device buffer may alias them)
   std::vector<DeviceTensor> weights_;  // their device copies, the parameters after the inputs
