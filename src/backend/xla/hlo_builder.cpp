@@ -343,6 +343,43 @@ HloValue HloBuilder::convolution(const HloValue& x, const HloValue& w, const Con
       result_elem, std::move(dims));
 }
 
+std::vector<HloValue> HloBuilder::while_loop(const std::vector<HloValue>& state, const Region& condition,
+                                             const Region& body) {
+  // Each region is written into its own text (the builder's body swapped out), its arguments named afresh.
+  auto region = [&](const Region& fill) {
+    std::vector<HloValue> args;
+    std::string header = "    ^bb0(";
+    for (size_t i = 0; i < state.size(); ++i) {
+      args.push_back(HloValue{"%w" + std::to_string(next_++), state[i].elem, state[i].dims});
+      header += (i == 0 ? "" : ", ") + args.back().name + ": " + args.back().type();
+    }
+    std::string outer;
+    std::swap(outer, body_);
+    const std::vector<HloValue> results = fill(*this, args);
+    std::string text = header + "):\n" + body_ + "      \"stablehlo.return\"(";
+    for (size_t i = 0; i < results.size(); ++i) text += (i == 0 ? "" : ", ") + results[i].name;
+    text += ") : (" + types(results) + ") -> ()\n";
+    std::swap(outer, body_);
+    return text;
+  };
+  const std::string cond_text = region(condition), body_text = region(body);
+  const std::string name = "%l" + std::to_string(next_++);
+  body_ += "    " + name + ":" + std::to_string(state.size()) + " = \"stablehlo.while\"(";
+  for (size_t i = 0; i < state.size(); ++i) body_ += (i == 0 ? "" : ", ") + state[i].name;
+  body_ +=
+      ") ({\n" + cond_text + "    }, {\n" + body_text + "    }) : (" + types(state) + ") -> (" + types(state) + ")\n";
+  std::vector<HloValue> results;
+  for (size_t i = 0; i < state.size(); ++i)
+    results.push_back(HloValue{name + "#" + std::to_string(i), state[i].elem, state[i].dims});
+  return results;
+}
+
+HloValue HloBuilder::dynamic_slice(const HloValue& x, const std::vector<HloValue>& starts, std::vector<int64_t> sizes) {
+  std::vector<HloValue> operands = {x};
+  operands.insert(operands.end(), starts.begin(), starts.end());
+  return emit("stablehlo.dynamic_slice", operands, "slice_sizes = " + i64_array(sizes), x.elem, sizes);
+}
+
 HloValue HloBuilder::gather_rows(const HloValue& table, const HloValue& ids) {
   const int64_t r = ids.rank();
   std::vector<int64_t> dims = ids.dims;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -91,6 +92,13 @@ class HloBuilder {
     int64_t feature_groups = 1;
   };
   HloValue convolution(const HloValue& x, const HloValue& w, const ConvWindow& window, const Elem& result_elem);
+
+  // A loop: `state` is carried through `body` while `condition` (an i1 scalar) holds; returns the final state. Both
+  // regions see only the state (everything they read from outside is passed in it).
+  using Region = std::function<std::vector<HloValue>(HloBuilder&, const std::vector<HloValue>&)>;
+  std::vector<HloValue> while_loop(const std::vector<HloValue>& state, const Region& condition, const Region& body);
+  // x[start...] of `sizes` (starts are i32 scalars, clamped into range as XLA does).
+  HloValue dynamic_slice(const HloValue& x, const std::vector<HloValue>& starts, std::vector<int64_t> sizes);
 
   // Rows of `table` [V, D] picked by `ids` [...] -> [..., D].
   HloValue gather_rows(const HloValue& table, const HloValue& ids);

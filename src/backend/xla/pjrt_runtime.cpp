@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <filesystem>
@@ -184,17 +185,33 @@ std::unique_ptr<Executable> PjrtRuntime::compile(const std::string& mlir, const 
   compile.compile_options = kCompileOptions.data();
   compile.compile_options_size = kCompileOptions.size();
   check(api_->PJRT_Client_Compile(&compile), "compiling " + what);
+  return wrap(compile.executable, what);
+}
 
+std::unique_ptr<Executable> PjrtRuntime::wrap(PJRT_LoadedExecutable* loaded, const std::string& what) const {
   auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
-  get.loaded_executable = compile.executable;
+  get.loaded_executable = loaded;
   check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading the executable of " + what);
   auto outputs = PJRT_ARGS(PJRT_Executable_NumOutputs);
   outputs.executable = get.executable;
-  check(api_->PJRT_Executable_NumOutputs(&outputs), "counting the outputs of " + what);
+  PJRT_Error* error = api_->PJRT_Executable_NumOutputs(&outputs);
+  size_t temp_bytes = 0;
+  if (error == nullptr && PJRT_HAS(api_, PJRT_Executable_GetCompiledMemoryStats)) {
+    auto stats = PJRT_ARGS(PJRT_Executable_GetCompiledMemoryStats);
+    stats.executable = get.executable;
+    if (PJRT_Error* e = api_->PJRT_Executable_GetCompiledMemoryStats(&stats)) {
+      auto destroy = PJRT_ARGS(PJRT_Error_Destroy);  // a plugin without the stats: the figure stays 0
+      destroy.error = e;
+      api_->PJRT_Error_Destroy(&destroy);
+    } else {
+      temp_bytes = static_cast<size_t>(std::max<int64_t>(0, stats.temp_size_in_bytes));
+    }
+  }
   auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
   destroy.executable = get.executable;
-  check(api_->PJRT_Executable_Destroy(&destroy), "releasing the executable of " + what);
-  return std::make_unique<Executable>(*this, compile.executable, outputs.num_outputs);
+  api_->PJRT_Executable_Destroy(&destroy);
+  check(error, "counting the outputs of " + what);
+  return std::make_unique<Executable>(*this, loaded, outputs.num_outputs, temp_bytes);
 }
 
 std::string PjrtRuntime::serialize(const Executable& executable) const {
@@ -222,16 +239,7 @@ std::unique_ptr<Executable> PjrtRuntime::deserialize(const std::string& bytes) c
   load.serialized_executable = bytes.data();
   load.serialized_executable_size = bytes.size();
   check(api_->PJRT_Executable_DeserializeAndLoad(&load), "loading a cached executable");
-  auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
-  get.loaded_executable = load.loaded_executable;
-  check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading a cached executable");
-  auto outputs = PJRT_ARGS(PJRT_Executable_NumOutputs);
-  outputs.executable = get.executable;
-  check(api_->PJRT_Executable_NumOutputs(&outputs), "counting a cached executable's outputs");
-  auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
-  destroy.executable = get.executable;
-  api_->PJRT_Executable_Destroy(&destroy);
-  return std::make_unique<Executable>(*this, load.loaded_executable, outputs.num_outputs);
+  return wrap(load.loaded_executable, "a cached executable");
 }
 
 DeviceTensor PjrtRuntime::upload(const Tensor& host, bool alias_host) const {

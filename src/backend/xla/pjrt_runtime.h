@@ -45,19 +45,23 @@ using DeviceTensor = std::shared_ptr<DeviceBuffer>;
 
 class Executable {
  public:
-  Executable(const PjrtRuntime& runtime, PJRT_LoadedExecutable* executable, size_t n_outputs)
-      : runtime_(&runtime), executable_(executable), n_outputs_(n_outputs) {}
+  Executable(const PjrtRuntime& runtime, PJRT_LoadedExecutable* executable, size_t n_outputs, size_t temp_bytes)
+      : runtime_(&runtime), executable_(executable), n_outputs_(n_outputs), temp_bytes_(temp_bytes) {}
   ~Executable();
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
 
   PJRT_LoadedExecutable* handle() const { return executable_; }
   size_t n_outputs() const { return n_outputs_; }
+  // The device memory a run takes besides its arguments and results (XLA's compiled memory stats; 0 where the
+  // plugin does not say): intermediates such as attention's scores.
+  size_t temp_bytes() const { return temp_bytes_; }
 
  private:
   const PjrtRuntime* runtime_;
   PJRT_LoadedExecutable* executable_;
   size_t n_outputs_;
+  size_t temp_bytes_;
 };
 
 class PjrtRuntime {
@@ -98,6 +102,8 @@ class PjrtRuntime {
  private:
   explicit PjrtRuntime(std::string path);
   void await_event(void* event, const std::string& what) const;
+  // An Executable around a loaded one: its output count and memory stats read.
+  std::unique_ptr<Executable> wrap(PJRT_LoadedExecutable* loaded, const std::string& what) const;
 
   std::string path_;
   void* library_ = nullptr;

@@ -20,7 +20,7 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
 
   const LoweredGraph lowered = lower_graph(graph);
   output_metas_ = lowered.output_metas;
-  if (options.allocate) executable_ = backend.executables().get(lowered.mlir, what_);  // else priced, never run
+  executable_ = backend.executables().get(lowered.mlir, what_);
   for (int id : lowered.constant_nodes) {
     constants_.push_back(graph.node(id).constant);
     weights_.push_back(backend.weight(constants_.back()));
@@ -36,7 +36,8 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
   stats_.n_nodes = static_cast<int>(graph.nodes().size());
   stats_.n_live = lowered.n_live;
   stats_.n_steps = 1;
-  stats_.arena_bytes = stats_.input_bytes;
+  stats_.scratch_bytes = executable_ != nullptr ? executable_->temp_bytes() : 0;
+  stats_.arena_bytes = stats_.input_bytes + stats_.scratch_bytes;
   for (const TensorMeta& m : output_metas_) stats_.arena_bytes += dtype_bytes_for(m.dtype, m.shape.numel());
 }
 
@@ -69,7 +70,6 @@ std::span<const Tensor> XlaPlan::run() {
 }
 
 std::span<const Tensor> XlaPlan::execute() {
-  LTX_CHECK(executable_ != nullptr, "plan", "a plan compiled with allocate = false (for its memory figure) cannot run");
   std::vector<const DeviceBuffer*> arguments;
   for (const DeviceTensor& d : device_inputs_) arguments.push_back(d.get());
   for (const DeviceTensor& w : weights_) arguments.push_back(w.get());
