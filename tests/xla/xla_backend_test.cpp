@@ -221,6 +221,23 @@ TEST(XlaBackend, GgufWeightsAreDecodedOnTheDevice) {
   }
 }
 
+// bf16 activations times bf16 or 8-bit float weights: the dot takes bf16 operands with an f32 result (no f32 copy of
+// the weight), the reference's exact products and f32 sums, rounded once to bf16 (at most one bf16 ulp apart).
+TEST(XlaBackend, Bf16MatmulsKeepTheirOperandsInBf16) {
+  XLA_OR_SKIP(xla);
+  const Tensor x = random_tensor(DType::BF16, {5, 96}, 40);
+  for (DType type : {DType::BF16, DType::F8_E4M3}) {
+    SCOPED_TRACE(std::string(dtype_name(type)));
+    const Tensor w = weight_of(type, {7, 96}, 41);
+    Graph g;
+    g.output(matmul(g.input("x", DType::BF16, {5, 96}), g.constant("w", w), false, true), "y");
+    EXPECT_NE(xla::lower_graph(g).mlir.find("(tensor<5x96xbf16>, tensor<7x96xbf16>) -> tensor<5x7xf32>"),
+              std::string::npos);
+    const auto plan = compile(g, *xla, no_dump());
+    EXPECT_LT(rel_diff(plan->run({x})[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 8e-3);
+  }
+}
+
 TEST(XlaBackend, ACompileErrorNamesTheProgram) {
   XLA_OR_SKIP(xla);
   try {

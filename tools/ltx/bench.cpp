@@ -23,6 +23,8 @@ constexpr const char* kUsage =
     "  --generation: Gemma 3 prompt processing and greedy generation speed in tokens/s (bench/generation.sh)\n"
     "       ltx bench --int8-error DIT [--video-tokens F,H,W] [--audio-tokens N] [--context-tokens N]\n"
     "  --int8-error: one transformer call with and without --int8-activations, per-block relative L2\n"
+    "       ltx bench --backend-error DIT --backend NAME [--video-tokens F,H,W] ...\n"
+    "  --backend-error: one transformer call on the CPU backend and on NAME, per-block relative L2, seconds\n"
     "       ltx bench --vision FOLDER|MMPROJ [--reps N] [--precision P]\n"
     "  --vision: Gemma 3's vision tower and projector, seconds per image (bench/vision.sh)\n"
     "The kernel table (ours beside oneDNN) is build/bench/bench_kernels [--quick].";
@@ -36,6 +38,7 @@ int bench(Args args) {
   if (mode == "--matmul") return bench_matmul(args.subspan(1));
   if (mode == "--generation") return bench_generation(args.subspan(1));
   if (mode == "--int8-error") return bench_int8_error(args.subspan(1));
+  if (mode == "--backend-error") return bench_backend_error(args.subspan(1));
   if (mode == "--vision") return bench_vision(args.subspan(1));
   if (mode == "--help" || mode == "-h") {
     std::printf("%s\n", kUsage);

@@ -6,10 +6,15 @@
 // activations, and prints per block the relative L2 difference of each stream's hidden state
 // (transformer_blocks.i.out), then of the velocities, and the seconds of each call (after a first, untimed call that
 // compiles the plan and reads the weights).
+// `ltx bench --backend-error DIT --backend NAME [same options]`: the same call on the CPU backend and on NAME (xla),
+// each on its own loaded DiT, the same table of NAME against the CPU, and the seconds of each backend's first call
+// (compiling) and of a second.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +31,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ltx bench --int8-error DIT [--video-tokens F,H,W] [--audio-tokens N] [--context-tokens N]\n"
+    "       ltx bench --backend-error DIT --backend NAME [--video-tokens F,H,W] [--audio-tokens N] "
+    "[--context-tokens N]\n"
     "(defaults: 2,8,12 (384x256, 9 frames), 9 audio tokens, 1024 context tokens)";
 
 // Seeded values uniform with RMS 1 (splitmix64 of the index).
@@ -97,66 +104,114 @@ double rel_l2(const Tensor& ref, const Tensor& got) {
   return std::sqrt(diff / norm);
 }
 
-}  // namespace
+// Per block, the relative L2 of `got`'s hidden states against `ref`'s, then of the velocities.
+void print_block_errors(const ltxm::DitConfig& c, const ltxm::DitOutput& ref, const ltxm::DitOutput& got) {
+  std::printf("| block | video | audio |\n|---:|---:|---:|\n");
+  for (int64_t b = 0; b < c.n_layers; ++b) {
+    const std::string p = "transformer_blocks." + std::to_string(b) + ".out.";
+    const double v = rel_l2(ref.intermediates.at(p + "video"), got.intermediates.at(p + "video"));
+    const double a = c.has_audio() ? rel_l2(ref.intermediates.at(p + "audio"), got.intermediates.at(p + "audio")) : 0.0;
+    std::printf("| %lld | %.3g | %.3g |\n", static_cast<long long>(b), v, a);
+  }
+  std::printf("| velocity | %.3g | %.3g |\n", rel_l2(ref.video_velocity, got.video_velocity),
+              c.has_audio() ? rel_l2(ref.audio_velocity, got.audio_velocity) : 0.0);
+}
 
-int bench_int8_error(Args args) {
-  std::string path;
+struct Request {
+  std::string path, backend;
   int64_t f = 2, h = 8, w = 12, audio = 9, context = 1024;
+};
+
+Request parse(Args args, bool wants_backend) {
+  Request r;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a = args[i];
-    if (!a.starts_with("--") && path.empty()) {
-      path = a;
+    if (!a.starts_with("--") && r.path.empty()) {
+      r.path = a;
       continue;
     }
     LTX_CHECK(i + 1 < args.size(), "bench", a, " needs a value; ", kUsage);
     const std::string v = args[++i];
     if (a == "--video-tokens") {
-      LTX_CHECK(std::sscanf(v.c_str(), "%ld,%ld,%ld", &f, &h, &w) == 3 && f > 0 && h > 0 && w > 0, "bench",
+      LTX_CHECK(std::sscanf(v.c_str(), "%ld,%ld,%ld", &r.f, &r.h, &r.w) == 3 && r.f > 0 && r.h > 0 && r.w > 0, "bench",
                 "--video-tokens is F,H,W (three positive counts), got ", v);
     } else if (a == "--audio-tokens") {
-      audio = whole_number("bench", a, v, 1, 100000);
+      r.audio = whole_number("bench", a, v, 1, 100000);
     } else if (a == "--context-tokens") {
-      context = whole_number("bench", a, v, 1, 100000);
+      r.context = whole_number("bench", a, v, 1, 100000);
+    } else if (a == "--backend" && wants_backend) {
+      r.backend = v;
     } else {
       fail("bench", "unknown argument " + a + "; " + kUsage);
     }
   }
-  LTX_CHECK(!path.empty(), "bench", kUsage);
-  const ltxm::DitCheckpoint checkpoint = ltxm::open_dit_checkpoint(path);
+  LTX_CHECK(!r.path.empty() && (!wants_backend || !r.backend.empty()), "bench", kUsage);
+  return r;
+}
+
+ltxm::DitCall call_for(const ltxm::DitConfig& c, const Request& r) {
+  ltxm::DitCall call;
+  call.video = video_input(c, r.f, r.h, r.w, r.context);
+  if (c.has_audio()) call.audio = audio_input(c, r.audio, r.context);
+  return call;
+}
+
+double seconds_of(const std::function<void()>& work) {
+  const auto t0 = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void print_header(const Request& r, const ltxm::DitConfig& c, const std::string& what) {
+  std::printf("# %s: %lld video tokens, %lld audio tokens, %lld context tokens; relative L2 of %s\n", r.path.c_str(),
+              static_cast<long long>(r.f * r.h * r.w), static_cast<long long>(c.has_audio() ? r.audio : 0),
+              static_cast<long long>(r.context), what.c_str());
+}
+
+}  // namespace
+
+int bench_int8_error(Args args) {
+  const Request r = parse(args, /*wants_backend=*/false);
+  const ltxm::DitCheckpoint checkpoint = ltxm::open_dit_checkpoint(r.path);
   ltxm::Dit dit = ltxm::Dit::load(checkpoint.loader(), checkpoint.config, DType::BF16, cpu_backend());
   const ltxm::DitConfig& c = dit.config();
-  ltxm::DitCall call;
-  call.video = video_input(c, f, h, w, context);
-  if (c.has_audio()) call.audio = audio_input(c, audio, context);
-
-  dit.run(call,
-          /*collect_intermediates=*/true);  // compiles the plan and reads the weights: the timed calls compare compute
+  const ltxm::DitCall call = call_for(c, r);
+  dit.run(call, /*collect_intermediates=*/true);  // compiles the plan and reads the weights: the timed calls compare
+                                                  // compute
   ltxm::DitOutput outputs[2];
   double seconds[2];
   for (int int8 = 0; int8 < 2; ++int8) {
     set_int8_activations(int8 == 1);
-    const auto t0 = std::chrono::steady_clock::now();
-    outputs[int8] = dit.run(call, /*collect_intermediates=*/true);
-    seconds[int8] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seconds[int8] = seconds_of([&] { outputs[int8] = dit.run(call, /*collect_intermediates=*/true); });
   }
   set_int8_activations(false);
-  std::printf(
-      "# %s: %lld video tokens, %lld audio tokens, %lld context tokens; relative L2 of int8 activations "
-      "against the weights decoded to bf16\n",
-      path.c_str(), static_cast<long long>(f * h * w), static_cast<long long>(c.has_audio() ? audio : 0),
-      static_cast<long long>(context));
-  std::printf("| block | video | audio |\n|---:|---:|---:|\n");
-  for (int64_t b = 0; b < c.n_layers; ++b) {
-    const std::string p = "transformer_blocks." + std::to_string(b) + ".out.";
-    const auto& ref = outputs[0].intermediates;
-    const auto& got = outputs[1].intermediates;
-    const double v = rel_l2(ref.at(p + "video"), got.at(p + "video"));
-    const double a = c.has_audio() ? rel_l2(ref.at(p + "audio"), got.at(p + "audio")) : 0.0;
-    std::printf("| %lld | %.3g | %.3g |\n", static_cast<long long>(b), v, a);
-  }
-  std::printf("| velocity | %.3g | %.3g |\n", rel_l2(outputs[0].video_velocity, outputs[1].video_velocity),
-              c.has_audio() ? rel_l2(outputs[0].audio_velocity, outputs[1].audio_velocity) : 0.0);
+  print_header(r, c, "int8 activations against the weights decoded to bf16");
+  print_block_errors(c, outputs[0], outputs[1]);
   std::printf("seconds_decoded=%.2f\nseconds_int8=%.2f\n", seconds[0], seconds[1]);
+  return 0;
+}
+
+int bench_backend_error(Args args) {
+  const Request r = parse(args, /*wants_backend=*/true);
+  const ltxm::DitCheckpoint checkpoint = ltxm::open_dit_checkpoint(r.path);
+  const Backend* backends[2] = {&cpu_backend(), &backend_named(r.backend)};
+  ltxm::DitOutput outputs[2];
+  double first[2], second[2];
+  size_t peaks[2];
+  std::optional<ltxm::DitCall> call;
+  for (int i = 0; i < 2; ++i) {
+    ltxm::Dit dit = ltxm::Dit::load(checkpoint.loader(), checkpoint.config, DType::BF16, *backends[i]);
+    if (!call) call = call_for(dit.config(), r);
+    first[i] = seconds_of([&] { dit.run(*call, /*collect_intermediates=*/true); });
+    second[i] = seconds_of([&] { outputs[i] = dit.run(*call, /*collect_intermediates=*/true); });
+    peaks[i] = dit.plans().max_peak_bytes();
+  }
+  const ltxm::DitConfig c = checkpoint.config;
+  print_header(r, c, r.backend + " against cpu");
+  print_block_errors(c, outputs[0], outputs[1]);
+  std::printf("cpu_first_s=%.2f\ncpu_second_s=%.2f\ncpu_plan_peak_bytes=%zu\n", first[0], second[0], peaks[0]);
+  std::printf("%s_first_s=%.2f\n%s_second_s=%.2f\n%s_plan_peak_bytes=%zu\n", r.backend.c_str(), first[1],
+              r.backend.c_str(), second[1], r.backend.c_str(), peaks[1]);
   return 0;
 }
 
