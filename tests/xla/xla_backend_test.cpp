@@ -122,6 +122,25 @@ TEST(XlaBackend, ThePlansPeakCountsAttentionsWorkingMemory) {
   EXPECT_LE(peak(4096), blocked + blocked / 10) << "O(queries x block), not O(queries x keys)";
 }
 
+// Transposed convolutions in groups, with output padding, and padded past the kernel's span (the lowering crops).
+TEST(XlaBackend, TransposedConvolutionsMatchTheReference) {
+  XLA_OR_SKIP(xla);
+  const Tensor x = random_tensor(DType::F32, {1, 4, 7}, 50), w = random_tensor(DType::F32, {4, 3, 3}, 51);
+  for (const int64_t padding : {1, 3}) {
+    SCOPED_TRACE("padding " + std::to_string(padding));
+    ConvAttrs c;
+    c.spatial = 1;
+    c.stride = {3, 1, 1};
+    c.groups = 2;
+    c.pad_before = {padding, 0, 0};
+    c.output_padding = 1;
+    Graph g;
+    g.output(g.op(OpKind::ConvTranspose1d, c, {g.input("x", DType::F32, {1, 4, 7}), g.constant("w", w)}), "y");
+    const auto plan = compile(g, *xla, no_dump());
+    EXPECT_LT(rel_diff(plan->run({x})[0], ref(OpKind::ConvTranspose1d, c, {x, w})), 1e-6);
+  }
+}
+
 TEST(XlaBackend, WeightsAreUploadedOnceAndSharedByPlans) {
   XLA_OR_SKIP(xla);
   const Tensor w = random_tensor(DType::BF16, {8, 8}, 9);

@@ -36,7 +36,7 @@ int bench_dit_slice(Args args);
 int bench_matmul(Args args);
 // bench_generation.cpp: `ltx bench --generation`, reached through bench().
 int bench_generation(Args args);
-// bench_int8_error.cpp: `ltx bench --int8-error` and `--backend-error`, reached through bench().
+// bench_dit_error.cpp: `ltx bench --int8-error` and `--backend-error`, reached through bench().
 int bench_int8_error(Args args);
 int bench_backend_error(Args args);
 // bench_vision.cpp: `ltx bench --vision`, reached through bench().

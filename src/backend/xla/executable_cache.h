@@ -1,13 +1,14 @@
 // Compiled executables kept in memory for the process (a program compiled again, e.g. a decoder graph built per
 // call, is the same executable) and on disk, so a second process loads what the first compiled: one file per program in
-// <cache folder>/xla/, named by a hash of its key: the StableHLO text, the compile options, the plugin (path, size,
-// modification time, PJRT API version, platform and its version), the device kind and the host CPU (model and
-// feature flags: XLA's CPU code is compiled for them). The file repeats the whole key; an entry whose key differs
-// (a hash collision, another plugin) or that does not load (truncated, corrupt) is compiled again and rewritten,
-// never trusted. Writes go to a temporary name, then rename.
+// <cache folder>/xla/, named by a hash of its key: the StableHLO text, the compile options and XLA_FLAGS, the plugin
+// (path, size, modification time, PJRT API version, platform and its version), the device kind and the host CPU
+// (model and feature flags: XLA's CPU code is compiled for them). The file repeats the whole key, the program's text
+// included; an entry whose key differs (another program under the same hash, another plugin) or that does not load
+// (truncated, corrupt) is compiled again and rewritten, never trusted. Writes go to a temporary name, then rename.
 #pragma once
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,7 @@ class ExecutableCache {
   const PjrtRuntime& runtime_;
   std::string dir_;
   std::string identity_;  // the key without the program: plugin, device, CPU
+  void store(const std::filesystem::path& file, const std::string& key, const Executable& executable) const;
   std::unique_ptr<Executable> load_or_compile(const std::string& key, const std::string& mlir,
                                               const std::string& what) const;
 

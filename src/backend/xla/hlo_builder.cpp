@@ -31,6 +31,8 @@ Elem elem_of(DType dtype) {
   }
 }
 
+bool is_integer(const Elem& e) { return e != "i1" && (e[0] == 'i' || e[0] == 'u'); }
+
 int64_t HloValue::numel() const {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
@@ -56,8 +58,6 @@ std::string list(std::span<const int64_t> values) {
   for (size_t i = 0; i < values.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(values[i]);
   return s + "]";
 }
-
-bool is_integer(const Elem& e) { return e[0] == 'i' || e[0] == 'u'; }
 
 std::string types(std::span<const HloValue> values) {
   std::string s;

@@ -17,7 +17,8 @@ namespace ltx::xla {
 
 // An element type as StableHLO spells it: "f32", "bf16", "i32", "i1" (the comparisons' booleans), ...
 using Elem = std::string;
-Elem elem_of(DType dtype);  // throws for the GGUF block types, which no StableHLO type holds
+Elem elem_of(DType dtype);       // throws for the GGUF block types, which no StableHLO type holds
+bool is_integer(const Elem& e);  // i32, i64, ui8, ... (not i1)
 
 struct HloValue {
   std::string name;  // "%12", "%arg3"
@@ -57,7 +58,7 @@ class HloBuilder {
 
   // A constant of `dims` filled with `value` (floats exactly, integers by value).
   HloValue splat(double value, const Elem& elem, std::vector<int64_t> dims);
-  // `value` (a scalar of x's type) times / plus x, broadcast.
+  // x times `factor`, x plus `offset` (scalars, broadcast).
   HloValue scaled(const HloValue& x, double factor) { return mul(x, splat(factor, x.elem, x.dims)); }
   HloValue shifted(const HloValue& x, double offset) { return add(x, splat(offset, x.elem, x.dims)); }
   HloValue iota(const Elem& elem, std::vector<int64_t> dims, int axis);

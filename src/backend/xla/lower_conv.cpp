@@ -1,6 +1,8 @@
 // Convolutions (backend/cpu/conv/conv_ref.cpp) and BigVGAN's anti-aliased SnakeBeta (resample/resample_ref.cpp):
 // f32 taps summed in f32, the bias added, one rounding. Edge padding (replicate, reflect) is materialized before the
 // convolution, zero padding is the convolution's own.
+#include <algorithm>
+
 #include "backend/xla/lower_ops.h"
 #include "core/error.h"
 
@@ -47,15 +49,20 @@ HloValue conv_transpose1d(const OpLowering& op) {
   kernel = b.reshape(kernel, {groups * o_per_group, c / groups, k});
   const int64_t flip[] = {2};
   kernel = b.reverse(kernel, flip);
+  // Padding beyond the kernel's span crops the full correlation instead (a negative pad): crop after it.
   const int64_t span = a.dilation[0] * (k - 1);
+  const int64_t low = span - a.pad_before[0], high = span - a.pad_before[0] + a.output_padding;
   HloBuilder::ConvWindow window;
   window.stride = {1};
   window.lhs_dilation = {a.stride[0]};
   window.rhs_dilation = {a.dilation[0]};
-  window.pad_low = {span - a.pad_before[0]};
-  window.pad_high = {span - a.pad_before[0] + a.output_padding};
+  window.pad_low = {std::max<int64_t>(low, 0)};
+  window.pad_high = {std::max<int64_t>(high, 0)};
   window.feature_groups = groups;
-  return op.result(add_channel_bias(op, b.convolution(x, kernel, window, "f32"), 2));
+  HloValue y = b.convolution(x, kernel, window, "f32");
+  const int64_t length = y.dims[2];
+  y = b.slice_axis(y, 2, std::max<int64_t>(-low, 0), length - std::max<int64_t>(-high, 0));
+  return op.result(add_channel_bias(op, y, 2));
 }
 
 // x [B, C, L]: replicate pad, x2 transposed-conv upsample by `up`, crop to 2L and gain 2, SnakeBeta per channel,
@@ -85,9 +92,7 @@ HloValue anti_alias_snake_beta(const OpLowering& op) {
     alpha = b.unary("exponential", alpha);
     beta = b.unary("exponential", beta);
   }
-  const HloValue s = b.unary("sine", b.mul(y, alpha));
-  const HloValue inv = b.div(b.splat(1.0, "f32", y.dims), b.shifted(beta, 1e-9f));
-  y = b.add(y, b.mul(inv, b.mul(s, s)));
+  y = snake(b, y, alpha, beta);
 
   rows = pad_edges(b, b.reshape(y, {batch * channels, 1, 2 * length}), 2, kd / 2 - 1, kd / 2, PadMode::Replicate);
   HloBuilder::ConvWindow down_window{{2}, {0}, {0}, {1}, {1}, 1};

@@ -15,13 +15,6 @@ HloValue per_channel(const OpLowering& op, size_t i, bool log_scale) {
   return log_scale ? op.b.unary("exponential", v) : v;
 }
 
-// x + (1/(beta + 1e-9)) * sin(x*alpha)^2
-HloValue snake(HloBuilder& b, const HloValue& x, const HloValue& alpha, const HloValue& beta) {
-  const HloValue s = b.unary("sine", b.mul(x, alpha));
-  const HloValue inv = b.div(b.splat(1.0, "f32", x.dims), b.shifted(beta, 1e-9f));
-  return b.add(x, b.mul(inv, b.mul(s, s)));
-}
-
 // 1 / (1 + exp(-x))
 HloValue sigmoid(HloBuilder& b, const HloValue& x) {
   const HloValue one = b.splat(1.0, "f32", x.dims);
@@ -30,13 +23,18 @@ HloValue sigmoid(HloBuilder& b, const HloValue& x) {
 
 }  // namespace
 
+HloValue snake(HloBuilder& b, const HloValue& x, const HloValue& alpha, const HloValue& beta) {
+  const HloValue s = b.unary("sine", b.mul(x, alpha));
+  const HloValue inv = b.div(b.splat(1.0, "f32", x.dims), b.shifted(beta, 1e-9f));
+  return b.add(x, b.mul(inv, b.mul(s, s)));
+}
+
 HloValue lower_elementwise(const OpLowering& op) {
   HloBuilder& b = op.b;
   if (op.kind == OpKind::Cast) {
     const Elem to = elem_of(op.out.dtype);
-    auto is_int = [](const Elem& e) { return e[0] == 'i' || e[0] == 'u'; };
-    return is_int(op.in[0].elem) && is_int(to) ? b.convert(op.in[0], to)
-                                               : b.convert(op.f32(0), to);  // the reference goes through f32
+    return is_integer(op.in[0].elem) && is_integer(to) ? b.convert(op.in[0], to)
+                                                       : b.convert(op.f32(0), to);  // the reference goes through f32
   }
   const HloValue x = op.f32_broadcast(0);
   switch (op.kind) {

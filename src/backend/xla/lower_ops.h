@@ -40,6 +40,9 @@ HloValue lower_resample(const OpLowering& op);   // DepthToSpace, SpaceToDepth, 
 HloValue lower_layout(const OpLowering& op);     // Gather, Concat, Slice, Permute, Reshape, Pad
 HloValue lower_reduce(const OpLowering& op);     // ReduceSum, ReduceMean, ReduceMax, ReduceMin
 
+// SnakeBeta's x + (1/(beta + 1e-9)) · sin(x·alpha)² (elementwise_ref.cpp), all f32 of x's shape.
+HloValue snake(HloBuilder& b, const HloValue& x, const HloValue& alpha, const HloValue& beta);
+
 // GGUF weight rows: `bytes` [..., row bytes] (u8) of block type `type` -> f32 [..., k], as core/quant.cpp decodes
 // them (each product rounded to f32, in its order).
 HloValue dequantize_rows(HloBuilder& b, const HloValue& bytes, DType type, int64_t k);

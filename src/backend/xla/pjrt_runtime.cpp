@@ -70,9 +70,11 @@ const PjrtRuntime& PjrtRuntime::open(const std::string& path) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<PjrtRuntime>>* runtimes =
       new std::map<std::string, std::unique_ptr<PjrtRuntime>>();  // never destroyed: plugins stay loaded
+  std::error_code ec;
+  const std::string key = path.empty() ? path : std::filesystem::weakly_canonical(path, ec).string();
   std::lock_guard lock(mutex);
-  auto it = runtimes->find(path);
-  if (it == runtimes->end()) it = runtimes->emplace(path, std::unique_ptr<PjrtRuntime>(new PjrtRuntime(path))).first;
+  auto it = runtimes->find(key);
+  if (it == runtimes->end()) it = runtimes->emplace(key, std::unique_ptr<PjrtRuntime>(new PjrtRuntime(path))).first;
   return *it->second;
 }
 
@@ -92,9 +94,32 @@ PjrtRuntime::PjrtRuntime(std::string path) : path_(std::move(path)) {
   if (api_->pjrt_api_version.major_version != PJRT_API_MAJOR)
     fail("xla", who + " speaks PJRT API " + api_version() + "; this build speaks " + std::to_string(PJRT_API_MAJOR) +
                     "." + std::to_string(PJRT_API_MINOR) + " (the major versions must match)");
-  if (!PJRT_HAS(api_, PJRT_Client_Create) || !PJRT_HAS(api_, PJRT_LoadedExecutable_Execute) ||
-      !PJRT_HAS(api_, PJRT_Buffer_ToHostBuffer))
-    fail("xla", who + " (PJRT API " + api_version() + ") lacks the functions this build calls");
+    // Every function this file calls (PJRT_Plugin_Initialize and the memory stats are optional).
+#define PJRT_REQUIRE(fn) \
+  if (!PJRT_HAS(api_, fn)) fail("xla", who + " (PJRT API " + api_version() + ") has no " #fn ", which this build calls")
+  PJRT_REQUIRE(PJRT_Error_Destroy);
+  PJRT_REQUIRE(PJRT_Error_Message);
+  PJRT_REQUIRE(PJRT_Client_Create);
+  PJRT_REQUIRE(PJRT_Client_Destroy);
+  PJRT_REQUIRE(PJRT_Client_AddressableDevices);
+  PJRT_REQUIRE(PJRT_Client_PlatformName);
+  PJRT_REQUIRE(PJRT_Client_PlatformVersion);
+  PJRT_REQUIRE(PJRT_Device_GetDescription);
+  PJRT_REQUIRE(PJRT_DeviceDescription_Kind);
+  PJRT_REQUIRE(PJRT_Client_Compile);
+  PJRT_REQUIRE(PJRT_LoadedExecutable_GetExecutable);
+  PJRT_REQUIRE(PJRT_LoadedExecutable_Destroy);
+  PJRT_REQUIRE(PJRT_LoadedExecutable_Execute);
+  PJRT_REQUIRE(PJRT_Executable_NumOutputs);
+  PJRT_REQUIRE(PJRT_Executable_Destroy);
+  PJRT_REQUIRE(PJRT_Executable_Serialize);
+  PJRT_REQUIRE(PJRT_Executable_DeserializeAndLoad);
+  PJRT_REQUIRE(PJRT_Client_BufferFromHostBuffer);
+  PJRT_REQUIRE(PJRT_Buffer_ToHostBuffer);
+  PJRT_REQUIRE(PJRT_Buffer_Destroy);
+  PJRT_REQUIRE(PJRT_Event_Await);
+  PJRT_REQUIRE(PJRT_Event_Destroy);
+#undef PJRT_REQUIRE
 
   if (PJRT_HAS(api_, PJRT_Plugin_Initialize)) {
     auto init = PJRT_ARGS(PJRT_Plugin_Initialize);
@@ -103,7 +128,17 @@ PjrtRuntime::PjrtRuntime(std::string path) : path_(std::move(path)) {
   auto create = PJRT_ARGS(PJRT_Client_Create);
   check(api_->PJRT_Client_Create(&create), "creating a client");
   client_ = create.client;
+  try {
+    describe_client(who);
+  } catch (const Error&) {  // the client goes with the failed runtime
+    auto destroy = PJRT_ARGS(PJRT_Client_Destroy);
+    destroy.client = client_;
+    discard(api_->PJRT_Client_Destroy(&destroy));
+    throw;
+  }
+}
 
+void PjrtRuntime::describe_client(const std::string& who) {
   auto devices = PJRT_ARGS(PJRT_Client_AddressableDevices);
   devices.client = client_;
   check(api_->PJRT_Client_AddressableDevices(&devices), "listing devices");
@@ -131,12 +166,15 @@ PjrtRuntime::~PjrtRuntime() {
   if (client_ != nullptr) {
     auto destroy = PJRT_ARGS(PJRT_Client_Destroy);
     destroy.client = client_;
-    if (PJRT_Error* e = api_->PJRT_Client_Destroy(&destroy)) {
-      auto d = PJRT_ARGS(PJRT_Error_Destroy);
-      d.error = e;
-      api_->PJRT_Error_Destroy(&d);
-    }
+    discard(api_->PJRT_Client_Destroy(&destroy));
   }
+}
+
+void PjrtRuntime::discard(void* error) const {
+  if (error == nullptr) return;
+  auto destroy = PJRT_ARGS(PJRT_Error_Destroy);
+  destroy.error = static_cast<PJRT_Error*>(error);
+  api_->PJRT_Error_Destroy(&destroy);
 }
 
 const std::string& PjrtRuntime::compile_options() const { return kCompileOptions; }
@@ -153,9 +191,7 @@ void PjrtRuntime::check(void* error_ptr, const std::string& what) const {
   message.error = error;
   api_->PJRT_Error_Message(&message);
   std::string text(message.message, message.message_size);
-  auto destroy = PJRT_ARGS(PJRT_Error_Destroy);
-  destroy.error = error;
-  api_->PJRT_Error_Destroy(&destroy);
+  discard(error);
   fail("xla", "XLA plugin '" + path_ + "' (PJRT API " + api_version() + "), " + what + ": " + text);
 }
 
@@ -167,7 +203,7 @@ void PjrtRuntime::await_event(void* event_ptr, const std::string& what) const {
   PJRT_Error* error = api_->PJRT_Event_Await(&wait);
   auto destroy = PJRT_ARGS(PJRT_Event_Destroy);
   destroy.event = event;
-  api_->PJRT_Event_Destroy(&destroy);
+  discard(api_->PJRT_Event_Destroy(&destroy));
   check(error, what);
 }
 
@@ -189,6 +225,7 @@ std::unique_ptr<Executable> PjrtRuntime::compile(const std::string& mlir, const 
 }
 
 std::unique_ptr<Executable> PjrtRuntime::wrap(PJRT_LoadedExecutable* loaded, const std::string& what) const {
+  auto owner = std::make_unique<Executable>(*this, loaded, 0, 0);  // destroys `loaded` if a step below throws
   auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
   get.loaded_executable = loaded;
   check(api_->PJRT_LoadedExecutable_GetExecutable(&get), "reading the executable of " + what);
@@ -199,19 +236,17 @@ std::unique_ptr<Executable> PjrtRuntime::wrap(PJRT_LoadedExecutable* loaded, con
   if (error == nullptr && PJRT_HAS(api_, PJRT_Executable_GetCompiledMemoryStats)) {
     auto stats = PJRT_ARGS(PJRT_Executable_GetCompiledMemoryStats);
     stats.executable = get.executable;
-    if (PJRT_Error* e = api_->PJRT_Executable_GetCompiledMemoryStats(&stats)) {
-      auto destroy = PJRT_ARGS(PJRT_Error_Destroy);  // a plugin without the stats: the figure stays 0
-      destroy.error = e;
-      api_->PJRT_Error_Destroy(&destroy);
-    } else {
+    if (PJRT_Error* e = api_->PJRT_Executable_GetCompiledMemoryStats(&stats))
+      discard(e);  // a plugin without the stats: the figure stays 0
+    else
       temp_bytes = static_cast<size_t>(std::max<int64_t>(0, stats.temp_size_in_bytes));
-    }
   }
   auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
   destroy.executable = get.executable;
-  api_->PJRT_Executable_Destroy(&destroy);
+  discard(api_->PJRT_Executable_Destroy(&destroy));
   check(error, "counting the outputs of " + what);
-  return std::make_unique<Executable>(*this, loaded, outputs.num_outputs, temp_bytes);
+  owner->describe(outputs.num_outputs, temp_bytes);
+  return owner;
 }
 
 std::string PjrtRuntime::serialize(const Executable& executable) const {
@@ -228,7 +263,7 @@ std::string PjrtRuntime::serialize(const Executable& executable) const {
   }
   auto destroy = PJRT_ARGS(PJRT_Executable_Destroy);
   destroy.executable = get.executable;
-  api_->PJRT_Executable_Destroy(&destroy);
+  discard(api_->PJRT_Executable_Destroy(&destroy));
   check(error, "serializing an executable");
   return bytes;
 }
@@ -244,7 +279,7 @@ std::unique_ptr<Executable> PjrtRuntime::deserialize(const std::string& bytes) c
 
 DeviceTensor PjrtRuntime::upload(const Tensor& host, bool alias_host) const {
   const Tensor source = host.contiguous();
-  const bool aliased = alias_host && source.raw() == host.raw() && reinterpret_cast<uintptr_t>(host.raw()) % 64 == 0;
+  const bool aliased = alias_host && source.raw() == host.raw();  // the plugin aliases it or copies it, as it can
   std::vector<int64_t> dims(host.shape().begin(), host.shape().end());
   auto upload = PJRT_ARGS(PJRT_Client_BufferFromHostBuffer);
   upload.client = client_;
@@ -259,11 +294,8 @@ DeviceTensor PjrtRuntime::upload(const Tensor& host, bool alias_host) const {
   auto buffer = std::make_shared<DeviceBuffer>(*this, upload.buffer, TensorMeta{host.dtype(), host.shape()});
   if (!aliased)
     await_event(upload.done_with_host_buffer, "uploading " + host.describe());
-  else if (upload.done_with_host_buffer != nullptr) {
-    auto destroy = PJRT_ARGS(PJRT_Event_Destroy);  // the host memory stays the caller's; nothing to wait for
-    destroy.event = upload.done_with_host_buffer;
-    api_->PJRT_Event_Destroy(&destroy);
-  }
+  else
+    buffer->hold_host(source, upload.done_with_host_buffer);  // awaited when the buffer goes
   return buffer;
 }
 
@@ -310,21 +342,21 @@ std::vector<DeviceTensor> PjrtRuntime::execute(const Executable& executable,
 DeviceBuffer::~DeviceBuffer() {
   auto destroy = PJRT_ARGS(PJRT_Buffer_Destroy);
   destroy.buffer = buffer_;
-  if (PJRT_Error* e = runtime_->api()->PJRT_Buffer_Destroy(&destroy)) {
-    auto d = PJRT_ARGS(PJRT_Error_Destroy);
-    d.error = e;
-    runtime_->api()->PJRT_Error_Destroy(&d);
+  runtime_->discard(runtime_->api()->PJRT_Buffer_Destroy(&destroy));
+  if (host_done_ != nullptr) {  // the plugin may still be copying from the host memory this holds
+    auto wait = PJRT_ARGS(PJRT_Event_Await);
+    wait.event = static_cast<PJRT_Event*>(host_done_);
+    runtime_->discard(runtime_->api()->PJRT_Event_Await(&wait));
+    auto done = PJRT_ARGS(PJRT_Event_Destroy);
+    done.event = static_cast<PJRT_Event*>(host_done_);
+    runtime_->discard(runtime_->api()->PJRT_Event_Destroy(&done));
   }
 }
 
 Executable::~Executable() {
   auto destroy = PJRT_ARGS(PJRT_LoadedExecutable_Destroy);
   destroy.executable = executable_;
-  if (PJRT_Error* e = runtime_->api()->PJRT_LoadedExecutable_Destroy(&destroy)) {
-    auto d = PJRT_ARGS(PJRT_Error_Destroy);
-    d.error = e;
-    runtime_->api()->PJRT_Error_Destroy(&d);
-  }
+  runtime_->discard(runtime_->api()->PJRT_LoadedExecutable_Destroy(&destroy));
 }
 
 }  // namespace ltx::xla

@@ -1,6 +1,7 @@
 // One PJRT plugin loaded into the process (dlopen + GetPjrtApi), its client and the device programs run on, behind
 // RAII handles: compile StableHLO text, move tensors to and from the device, execute, serialize. Every PJRT error
-// becomes an ltx::Error naming the plugin; every event is awaited and destroyed. The header is the one
+// becomes an ltx::Error naming the plugin; every event is awaited and destroyed (an upload that may still read host
+// memory, when its buffer goes). The header is the one
 // scripts/setup installs (pypjrt's copy of XLA's pjrt_c_api.h); each call's struct size comes from its macros.
 #pragma once
 
@@ -34,12 +35,20 @@ class DeviceBuffer {
 
   PJRT_Buffer* handle() const { return buffer_; }
   const TensorMeta& meta() const { return meta_; }
+  // A buffer made from host memory without a copy (or with one still running): that memory stays alive, and its
+  // done event is awaited, until the buffer goes.
+  void hold_host(Tensor host, void* done_event) {
+    host_ = std::move(host);
+    host_done_ = done_event;
+  }
   size_t bytes() const { return dtype_bytes_for(meta_.dtype, meta_.shape.numel()); }
 
  private:
   const PjrtRuntime* runtime_;
   PJRT_Buffer* buffer_;
   TensorMeta meta_;
+  Tensor host_;
+  void* host_done_ = nullptr;  // PJRT_Event*
 };
 using DeviceTensor = std::shared_ptr<DeviceBuffer>;
 
@@ -56,6 +65,10 @@ class Executable {
   // The device memory a run takes besides its arguments and results (XLA's compiled memory stats; 0 where the
   // plugin does not say): intermediates such as attention's scores.
   size_t temp_bytes() const { return temp_bytes_; }
+  void describe(size_t n_outputs, size_t temp_bytes) {
+    n_outputs_ = n_outputs;
+    temp_bytes_ = temp_bytes;
+  }
 
  private:
   const PjrtRuntime* runtime_;
@@ -95,13 +108,16 @@ class PjrtRuntime {
   std::vector<DeviceTensor> execute(const Executable& executable, std::span<const DeviceBuffer* const> arguments,
                                     std::span<const TensorMeta> result_metas) const;
 
-  // Throws ltx::Error naming the plugin and `what` when `error` is set (and destroys it).
+  // Throws ltx::Error naming the plugin and `what` when `error` (a PJRT_Error*) is set, destroying it; discard
+  // destroys one whose failure changes nothing (a destroy that failed).
   void check(void* error, const std::string& what) const;
+  void discard(void* error) const;
   const PJRT_Api* api() const { return api_; }
 
  private:
   explicit PjrtRuntime(std::string path);
   void await_event(void* event, const std::string& what) const;
+  void describe_client(const std::string& who);  // devices, platform, device kind
   // An Executable around a loaded one: its output count and memory stats read.
   std::unique_ptr<Executable> wrap(PJRT_LoadedExecutable* loaded, const std::string& what) const;
 

@@ -21,14 +21,15 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
   const LoweredGraph lowered = lower_graph(graph);
   output_metas_ = lowered.output_metas;
   executable_ = backend.executables().get(lowered.mlir, what_);
+  // A plan priced but never run (allocate = false: a planner's candidate) compiles for its memory figure only.
   for (int id : lowered.constant_nodes) {
     constants_.push_back(graph.node(id).constant);
-    weights_.push_back(backend.weight(constants_.back()));
+    if (options.allocate) weights_.push_back(backend.weight(constants_.back()));
   }
   if (holds_inputs_)
     for (const TensorMeta& m : input_metas_) {
-      host_inputs_.push_back(Tensor::empty(m.dtype, m.shape));
-      stats_.input_bytes += host_inputs_.back().nbytes();
+      stats_.input_bytes += dtype_bytes_for(m.dtype, m.shape.numel());
+      if (options.allocate) host_inputs_.push_back(Tensor::empty(m.dtype, m.shape));
     }
   device_inputs_.resize(input_metas_.size());
   taken_.assign(input_metas_.size(), false);
@@ -36,7 +37,7 @@ XlaPlan::XlaPlan(const XlaBackend& backend, const Graph& graph, const CompileOpt
   stats_.n_nodes = static_cast<int>(graph.nodes().size());
   stats_.n_live = lowered.n_live;
   stats_.n_steps = 1;
-  stats_.scratch_bytes = executable_ != nullptr ? executable_->temp_bytes() : 0;
+  stats_.scratch_bytes = executable_->temp_bytes();
   stats_.arena_bytes = stats_.input_bytes + stats_.scratch_bytes;
   for (const TensorMeta& m : output_metas_) stats_.arena_bytes += dtype_bytes_for(m.dtype, m.shape.numel());
 }
@@ -51,6 +52,8 @@ std::span<const Tensor> XlaPlan::run(std::span<const Tensor> inputs) {
 
 const Tensor& XlaPlan::input(size_t i) const {
   LTX_CHECK(holds_inputs_, "plan", "input(", i, "): this plan takes its inputs in run(inputs)");
+  LTX_CHECK(!host_inputs_.empty() || input_metas_.empty(), "plan", "input(", i,
+            "): a plan compiled with allocate = false holds no inputs");
   LTX_CHECK(i < host_inputs_.size(), "plan", "input ", i, " of ", host_inputs_.size());
   return host_inputs_[i];
 }
@@ -70,6 +73,8 @@ std::span<const Tensor> XlaPlan::run() {
 }
 
 std::span<const Tensor> XlaPlan::execute() {
+  LTX_CHECK(weights_.size() == constants_.size(), "plan",
+            "a plan compiled with allocate = false (for its memory figure) cannot run");
   std::vector<const DeviceBuffer*> arguments;
   for (const DeviceTensor& d : device_inputs_) arguments.push_back(d.get());
   for (const DeviceTensor& w : weights_) arguments.push_back(w.get());
