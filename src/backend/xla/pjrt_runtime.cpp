@@ -66,12 +66,17 @@ std::string default_plugin_path() {
   return "";
 }
 
+std::string canonical_plugin_path(const std::string& path) {
+  std::error_code ec;
+  const std::string canonical = path.empty() ? path : std::filesystem::weakly_canonical(path, ec).string();
+  return ec ? path : canonical;
+}
+
 const PjrtRuntime& PjrtRuntime::open(const std::string& path) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<PjrtRuntime>>* runtimes =
       new std::map<std::string, std::unique_ptr<PjrtRuntime>>();  // never destroyed: plugins stay loaded
-  std::error_code ec;
-  const std::string key = path.empty() ? path : std::filesystem::weakly_canonical(path, ec).string();
+  const std::string key = canonical_plugin_path(path);
   std::lock_guard lock(mutex);
   auto it = runtimes->find(key);
   if (it == runtimes->end()) it = runtimes->emplace(key, std::unique_ptr<PjrtRuntime>(new PjrtRuntime(path))).first;
@@ -91,10 +96,11 @@ PjrtRuntime::PjrtRuntime(std::string path) : path_(std::move(path)) {
   if (get_api == nullptr) fail("xla", who + " is not a PJRT plugin (it has no GetPjrtApi)");
   api_ = get_api();
   if (api_ == nullptr) fail("xla", who + " returned no API from GetPjrtApi");
-  if (api_->pjrt_api_version.major_version != PJRT_API_MAJOR)
+  if (api_->pjrt_api_version.major_version != PJRT_API_MAJOR) {
     fail("xla", who + " speaks PJRT API " + api_version() + "; this build speaks " + std::to_string(PJRT_API_MAJOR) +
                     "." + std::to_string(PJRT_API_MINOR) + " (the major versions must match)");
-    // Every function this file calls (PJRT_Plugin_Initialize and the memory stats are optional).
+  }
+  // Every function this file calls (PJRT_Plugin_Initialize and the memory stats are optional).
 #define PJRT_REQUIRE(fn) \
   if (!PJRT_HAS(api_, fn)) fail("xla", who + " (PJRT API " + api_version() + ") has no " #fn ", which this build calls")
   PJRT_REQUIRE(PJRT_Error_Destroy);

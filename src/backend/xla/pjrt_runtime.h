@@ -132,5 +132,7 @@ class PjrtRuntime {
 // The plugin a backend loads when none is named: $LTX_XLA_PLUGIN, else XLA's CPU plugin where scripts/setup put it
 // (build/deps/pjrt/lib), else "" (then `--xla-plugin` must name one).
 std::string default_plugin_path();
+// `path` made absolute and free of links and dots, so one plugin has one key however it was named.
+std::string canonical_plugin_path(const std::string& path);
 
 }  // namespace ltx::xla

@@ -44,7 +44,7 @@ DeviceTensor XlaBackend::weight(const Tensor& host) const {
 const XlaBackend& xla_backend(const std::string& plugin) {
   static std::mutex mutex;
   static auto* backends = new std::map<std::string, std::unique_ptr<XlaBackend>>();  // live as long as the plugins
-  const std::string path = plugin.empty() ? default_plugin_path() : plugin;
+  const std::string path = canonical_plugin_path(plugin.empty() ? default_plugin_path() : plugin);
   std::lock_guard lock(mutex);
   auto it = backends->find(path);
   if (it == backends->end()) it = backends->emplace(path, std::make_unique<XlaBackend>(path)).first;
