@@ -1,6 +1,6 @@
-// `ltx selfcheck [--backend NAME]`: every op through what the engine would run against the reference backend's plain
-// kernel, on small odd-sized inputs. On the CPU backend that is the kernel it would pick (its step, a fused program
-// for elementwise ops); on a whole-graph backend (xla), a one-op graph compiled and run by it.
+// `ltx selfcheck [--backend NAME] [--xla-plugin FILE]`: every op through what the engine would run against the
+// reference backend's plain kernel, on small odd-sized inputs. On the CPU backend that is the kernel it would pick (its
+// step, a fused program for elementwise ops); on a whole-graph backend (xla), a one-op graph compiled and run by it.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -142,12 +142,14 @@ void run_as_graph(const Backend& backend, const Example& ex, const Tensor& out) 
 }  // namespace
 
 int selfcheck(Args args) {
-  std::string backend_name = "cpu";
-  if (args.size() == 2 && std::string(args[0]) == "--backend")
-    backend_name = args[1];
-  else
-    LTX_CHECK(args.empty(), "selfcheck", "takes only --backend NAME");
-  const Backend& backend = backend_named(backend_name);
+  std::string backend_name = "cpu", xla_plugin;
+  for (size_t i = 0; i < args.size(); i += 2) {
+    const std::string a = args[i];
+    LTX_CHECK((a == "--backend" || a == "--xla-plugin") && i + 1 < args.size(), "selfcheck",
+              "takes only --backend NAME and --xla-plugin FILE");
+    (a == "--backend" ? backend_name : xla_plugin) = args[i + 1];
+  }
+  const Backend& backend = backend_named(backend_name, xla_plugin);
   const CpuFeatures& cpu = cpu_features();
   std::printf("ltx selfcheck: %s backend, %d threads; AVX-512 %s, AVX-512 BF16 %s, AVX-512 VNNI %s, AMX-BF16 %s\n",
               backend.name(), thread_count(), cpu.avx512 ? "yes" : "no", cpu.avx512_bf16 ? "yes" : "no",

@@ -1,7 +1,7 @@
-// `ltx verify DIR... [--precision validation|production] [--backend NAME] [--verbose] [--save DIR] [--gates]`: runs
-// every golden case below the folders, compiled for the backend (default cpu). --save writes what each case computed to
-// DIR/<case>.safetensors (for `ltx compare`); --gates holds every case that decodes media to issue 19's end-to-end
-// gates, production against validation.
+// `ltx verify DIR... [--precision validation|production] [--backend NAME [--xla-plugin FILE]] [--verbose] [--save
+// DIR] [--gates]`: runs every golden case below the folders, compiled for the backend (default cpu). --save writes what
+// each case computed to DIR/<case>.safetensors (for `ltx compare`); --gates holds every case that decodes media to
+// issue 19's end-to-end gates, production against validation.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -50,7 +50,8 @@ void print_tensors(const CaseResult& r, bool all) {
 }
 
 constexpr const char* kUsage =
-    "usage: ltx verify DIR... [--precision validation|production] [--backend NAME] [--verbose] [--save DIR] "
+    "usage: ltx verify DIR... [--precision validation|production] [--backend NAME [--xla-plugin FILE]] [--verbose] "
+    "[--save DIR] "
     "[--gates]";
 
 void save_produced(const CaseResult& r, const std::string& dir) {
@@ -96,7 +97,7 @@ int verify(Args args) {
   std::vector<std::string> roots;
   Precision precision = Precision::Validation;
   bool verbose = false, gates = false;
-  std::string save_dir;
+  std::string save_dir, backend_name = "cpu", xla_plugin;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a = args[i];
     if (a == "--precision") {
@@ -104,7 +105,10 @@ int verify(Args args) {
       precision = precision_from_name(args[++i]);
     } else if (a == "--backend") {
       LTX_CHECK(i + 1 < args.size(), "verify", "--backend needs a name");
-      use_golden_backend(backend_named(args[++i]));
+      backend_name = args[++i];
+    } else if (a == "--xla-plugin") {
+      LTX_CHECK(i + 1 < args.size(), "verify", "--xla-plugin needs a file");
+      xla_plugin = args[++i];
     } else if (a == "--save") {
       LTX_CHECK(i + 1 < args.size(), "verify", "--save needs a folder");
       save_dir = args[++i];
@@ -120,6 +124,7 @@ int verify(Args args) {
     }
   }
   LTX_CHECK(!roots.empty(), "verify", kUsage);
+  use_golden_backend(backend_named(backend_name, xla_plugin));
 
   ComponentRegistry registry;
   register_builtin_components(registry);
