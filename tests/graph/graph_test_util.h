@@ -40,6 +40,18 @@ inline float max_abs_diff(const Tensor& a, const Tensor& b) {
   return m;
 }
 
+// max |a - b| / max |b|: an error relative to the output's scale, meaningful near zero crossings too.
+inline double max_rel_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const auto x = a.to_floats(), y = b.to_floats();
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    worst = std::max(worst, std::abs(double(x[i]) - y[i]));
+    scale = std::max(scale, std::abs(double(y[i])));
+  }
+  return worst / std::max(scale, 1e-30);
+}
+
 inline CompileOptions no_dump() {
   CompileOptions o;
   o.dump_regex.clear();

@@ -23,17 +23,6 @@ const xla::XlaBackend* backend_or_skip() {
   GTEST_SKIP() << "no XLA plugin (scripts/setup installs XLA's CPU plugin; or set " \
                   "LTX_XLA_PLUGIN)"
 
-// max |a - b| / max |b|
-double rel_diff(const Tensor& a, const Tensor& b) {
-  const auto x = a.to_floats(), y = b.to_floats();
-  double worst = 0, scale = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    worst = std::max(worst, std::abs(double(x[i]) - y[i]));
-    scale = std::max(scale, std::abs(double(y[i])));
-  }
-  return worst / std::max(scale, 1e-30);
-}
-
 // A transformer block's shape of work: bf16 weights, a linear, GELU, LayerNorm, heads, RoPE, masked attention, a
 // residual, a convolution over the result.
 struct Block {
@@ -73,8 +62,8 @@ TEST(XlaBackend, AWholeGraphMatchesTheCpuBackend) {
   const auto expect = cpu->run({x, mask});
   const auto got = plan->run({x, mask});
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_LT(rel_diff(got[0], expect[0]), 1e-5);
-  EXPECT_LT(rel_diff(got[1], expect[1]), 1e-5);
+  EXPECT_LT(max_rel_diff(got[0], expect[0]), 1e-5);
+  EXPECT_LT(max_rel_diff(got[1], expect[1]), 1e-5);
 }
 
 // Past 1,024 keys attention loops over blocks of 512 with an online softmax (lower_attention.cpp): the last block
@@ -99,7 +88,7 @@ TEST(XlaBackend, AttentionOverManyKeysRunsInBlocks) {
     g.output(g.op(OpKind::Attention, attrs, in), "o");
     EXPECT_NE(xla::lower_graph(g).mlir.find("stablehlo.while"), std::string::npos) << "the blocked path";
     const auto plan = compile(g, *xla, no_dump());
-    EXPECT_LT(rel_diff(plan->run(values)[0], ref(OpKind::Attention, attrs, values)), 1e-5);
+    EXPECT_LT(max_rel_diff(plan->run(values)[0], ref(OpKind::Attention, attrs, values)), 1e-5);
   }
 }
 
@@ -137,7 +126,7 @@ TEST(XlaBackend, TransposedConvolutionsMatchTheReference) {
     Graph g;
     g.output(g.op(OpKind::ConvTranspose1d, c, {g.input("x", DType::F32, {1, 4, 7}), g.constant("w", w)}), "y");
     const auto plan = compile(g, *xla, no_dump());
-    EXPECT_LT(rel_diff(plan->run({x})[0], ref(OpKind::ConvTranspose1d, c, {x, w})), 1e-6);
+    EXPECT_LT(max_rel_diff(plan->run({x})[0], ref(OpKind::ConvTranspose1d, c, {x, w})), 1e-6);
   }
 }
 
@@ -167,8 +156,8 @@ TEST(XlaBackend, OtherWeightsOfTheSameShapesShareTheExecutable) {
   EXPECT_EQ(xla->executables().counts().reused, reused + 1);
   const auto cpu = compile(on_cpu, cpu_backend(), no_dump());
   const Tensor expect = cpu->run({x, mask})[0].clone();
-  EXPECT_LT(rel_diff(second->run({x, mask})[0], expect), 1e-5);
-  EXPECT_GT(rel_diff(first->run({x, mask})[0], expect), 1e-2) << "stage 1 keeps its own weights";
+  EXPECT_LT(max_rel_diff(second->run({x, mask})[0], expect), 1e-5);
+  EXPECT_GT(max_rel_diff(first->run({x, mask})[0], expect), 1e-2) << "stage 1 keeps its own weights";
 }
 
 TEST(XlaBackend, PersistentInputsKeepTheirValueAcrossRuns) {
@@ -190,7 +179,7 @@ TEST(XlaBackend, PersistentInputsKeepTheirValueAcrossRuns) {
       Tensor(plan->input(1)).copy_from(context_value);
     }
     const Tensor expect = ref(OpKind::MatMul, MatMulAttrs{}, {x_value, context_value});
-    EXPECT_LT(rel_diff(plan->run()[0], expect), 1e-6);
+    EXPECT_LT(max_rel_diff(plan->run()[0], expect), 1e-6);
   }
   plan->release_arena_pages();
   EXPECT_FALSE(plan->reuse_input(1, 42)) << "released device buffers hold no value";
@@ -235,7 +224,7 @@ TEST(XlaBackend, GgufWeightsAreDecodedOnTheDevice) {
     g.output(gather(weight, g.input("ids", DType::I32, {4})), "rows");
     const auto plan = compile(g, *xla, no_dump());
     const auto got = plan->run({x, ids});
-    EXPECT_LT(rel_diff(got[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 1e-6);
+    EXPECT_LT(max_rel_diff(got[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 1e-6);
     EXPECT_EQ(max_abs_diff(got[1], ref(OpKind::Gather, NoAttrs{}, {w, ids})), 0.0f) << "decoded exactly";
   }
 }
@@ -253,7 +242,7 @@ TEST(XlaBackend, Bf16MatmulsKeepTheirOperandsInBf16) {
     EXPECT_NE(xla::lower_graph(g).mlir.find("(tensor<5x96xbf16>, tensor<7x96xbf16>) -> tensor<5x7xf32>"),
               std::string::npos);
     const auto plan = compile(g, *xla, no_dump());
-    EXPECT_LT(rel_diff(plan->run({x})[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 8e-3);
+    EXPECT_LT(max_rel_diff(plan->run({x})[0], ref(OpKind::MatMul, MatMulAttrs{false, true}, {x, w})), 8e-3);
   }
 }
 
